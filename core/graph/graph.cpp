@@ -1,0 +1,24 @@
+#include "core/graph/graph.h"
+
+namespace tessera {
+
+int Graph::add_tensor(GraphTensor t) {
+  tensors_.push_back(std::move(t));
+  return static_cast<int>(tensors_.size()) - 1;
+}
+
+int Graph::add_node(GraphNode n) {
+  nodes_.push_back(std::move(n));
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+int Graph::step_input(StepInput what) const {
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (tensors_[i].role == TensorRole::StepInput && tensors_[i].input == what) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace tessera

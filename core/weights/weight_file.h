@@ -1,0 +1,61 @@
+// A weights file as the core sees it: typed metadata and named tensors whose bytes
+// stay in the (memory-mapped) file. GGUF, llama2.c and later safetensors implement it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/tensor/dtype.h"
+
+namespace tessera {
+
+// One metadata value. Integers of every GGUF width are widened to int64/uint64 but
+// keep their original GGUF type code in `gguf_type` so a writer can round-trip them.
+struct MetaValue;
+using MetaArray = std::vector<MetaValue>;
+struct MetaValue {
+  std::variant<bool, int64_t, uint64_t, double, std::string, MetaArray> value;
+  int gguf_type = -1;  // GGUF type code (0..12), -1 when the file format has none
+
+  bool is_integer() const;
+  bool is_number() const;  // integer or float
+  int64_t as_int() const;      // throws tessera::Error if not an integer (or bool)
+  double as_float() const;     // integers convert; throws if not numeric
+  const std::string& as_string() const;  // throws if not a string
+  const MetaArray& as_array() const;     // throws if not an array
+  std::string to_display() const;        // short human-readable form (arrays abbreviated)
+};
+
+struct TensorView {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;  // outermost first (row-major): a matrix W[out, in] is {out, in}
+  const void* data = nullptr;  // points into the mapped file
+  uint64_t n_bytes = 0;
+  int64_t n_elements() const;
+};
+
+class WeightFile {
+ public:
+  virtual ~WeightFile() = default;
+  virtual const std::string& path() const = 0;
+  virtual std::string format() const = 0;  // "gguf", "llama2c"
+  virtual const std::map<std::string, MetaValue>& metadata() const = 0;
+  virtual const std::vector<TensorView>& tensors() const = 0;
+
+  const MetaValue* find_meta(const std::string& key) const;  // nullptr if absent
+  const TensorView* find_tensor(const std::string& name) const;  // nullptr if absent
+};
+
+// Opens a weights file, choosing the reader by its magic bytes (GGUF) or, for a
+// llama2.c checkpoint, by the header; `tokenizer_path` is the llama2.c tokenizer
+// (tok512.bin) and is ignored for GGUF. Throws tessera::Error naming the file.
+std::unique_ptr<WeightFile> open_weight_file(const std::string& path,
+                                             const std::string& tokenizer_path = "");
+
+}  // namespace tessera

@@ -1,0 +1,241 @@
+/* Tessera plugin ABI: the one C header a backend or kernel plugin builds against.
+ * A plugin is a shared library exporting `tessera_plugin_entry`, which returns a
+ * versioned table of function pointers (plugin -> device -> buffer -> step).
+ *
+ * Rules of the boundary:
+ *  - Only C types cross it. No C++ exception may escape a plugin function: every
+ *    fallible call returns a tsr_status, and the device's `last_error` explains it.
+ *  - The host checks `abi_version` and `struct_size` before touching any other field.
+ *  - Tensors are dense and row-major: shape[0] is the outermost dimension,
+ *    shape[ndim-1] the innermost (contiguous) one. Quantised dtypes are stored in
+ *    blocks along the innermost dimension.
+ *  - Ownership: buffers belong to the device that allocated them; the host frees
+ *    every buffer it allocated before closing the device, and closes every device
+ *    before unloading the library.
+ */
+#ifndef TESSERA_PLUGIN_ABI_H
+#define TESSERA_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any incompatible change of the structs or enums below. */
+#define TSR_ABI_VERSION 1u
+
+/* Name of the symbol every plugin exports. */
+#define TSR_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
+
+#if defined(_WIN32)
+#define TSR_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define TSR_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---- status codes ------------------------------------------------------- */
+typedef int32_t tsr_status;
+enum {
+  TSR_OK = 0,
+  TSR_E_INVALID_ARGUMENT = 1, /* a shape, dtype or parameter the kernel cannot take */
+  TSR_E_OUT_OF_MEMORY = 2,    /* the device could not allocate */
+  TSR_E_UNSUPPORTED = 3,      /* the slot or op is not implemented */
+  TSR_E_DEVICE = 4,           /* the device failed (driver error, lost device) */
+  TSR_E_INTERNAL = 5          /* a bug or an exception caught at the boundary */
+};
+
+/* ---- data types ---------------------------------------------------------- */
+typedef enum tsr_dtype {
+  TSR_DTYPE_F32 = 0,
+  TSR_DTYPE_F16 = 1,  /* IEEE half */
+  TSR_DTYPE_BF16 = 2,
+  TSR_DTYPE_Q8_0 = 3, /* blocks of 32: f16 scale d, then 32 x int8 q; value = d * q (34 bytes) */
+  TSR_DTYPE_I32 = 4,
+  TSR_DTYPE_COUNT
+} tsr_dtype;
+
+/* ---- ops ------------------------------------------------------------------
+ * Each op lists its inputs, its output and its params struct. "T" is the number
+ * of tokens in the step. Unless stated otherwise, activations are F32.
+ * The "key dtype" is the dtype a kernel is registered under.            */
+typedef enum tsr_op {
+  /* in: [0] table [R, C] (any float dtype: key), [1] idx I32 [N]. out: [N, C] F32.
+     out[i, :] = table[idx[i], :]. Embedding lookup and output row selection. */
+  TSR_OP_GET_ROWS = 0,
+  /* in: [0] x [N, C], [1] w [C]. out [N, C]. params tsr_norm_params.
+     out = x / sqrt(mean(x^2) + eps) * (w or 1 + w) */
+  TSR_OP_RMS_NORM = 1,
+  /* in: [0] x [N, C], [1] w [C], optional [2] b [C]. out [N, C]. params tsr_norm_params.
+     out = (x - mean) / sqrt(var + eps) * w + b */
+  TSR_OP_LAYER_NORM = 2,
+  /* in: [0] x [N, K] F32, [1] w [M, K] (key: F32, F16, BF16, Q8_0). out [N, M].
+     out[n, m] = sum_k x[n, k] * w[m, k] */
+  TSR_OP_MATMUL = 3,
+  /* in: [0] a, [1] b (same shape, or b of shape [C] broadcast over rows). out = a + b */
+  TSR_OP_ADD = 4,
+  /* in: [0] a, [1] b (same shape, or b of shape [C] broadcast over rows). out = a * b */
+  TSR_OP_MUL = 5,
+  /* in: [0] x. out = x * sigmoid(x) */
+  TSR_OP_SILU = 6,
+  /* in: [0] x. out = 0.5 x (1 + erf(x / sqrt 2)) */
+  TSR_OP_GELU = 7,
+  /* in: [0] gate [N, C], [1] up [N, C]. out = silu(gate) * up */
+  TSR_OP_SWIGLU = 8,
+  /* in: [0] x [T, n_heads * head_dim], [1] pos I32 [T]. out same shape as x.
+     params tsr_rope_params. Rotates the first n_rot dims of every head. */
+  TSR_OP_ROPE = 9,
+  /* in: [0] x [T, n_kv_heads * head_dim] F32, [1] slot I32 [T].
+     out: the cache [n_blocks, block_size, n_kv_heads * head_dim] (key dtype),
+     written in place: row slot[t] (= block * block_size + offset) receives x[t].
+     params tsr_kv_write_params. */
+  TSR_OP_KV_WRITE = 10,
+  /* in: [0] q [T, n_heads * head_dim] F32,
+         [1] k_cache, [2] v_cache [n_blocks, block_size, n_kv_heads * head_dim] (key dtype),
+         [3] pos I32 [T]         absolute position of each token in its sequence,
+         [4] seq I32 [T]         index of each token's sequence in the block tables,
+         [5] block_tables I32 [n_seqs, max_blocks_per_seq].
+     out: [T, n_heads * head_dim]. params tsr_attention_params.
+     Token t of sequence s attends to the keys at positions 0..pos[t] of s (causal),
+     found through the block table; query head h reads KV head
+     h / (n_heads / n_kv_heads). */
+  TSR_OP_ATTENTION = 11,
+  /* in: [0] x. out = x * scale. params tsr_scale_params. */
+  TSR_OP_SCALE = 12,
+  TSR_OP_COUNT
+} tsr_op;
+
+typedef struct tsr_norm_params {
+  float eps;
+  int32_t weight_plus_one; /* nonzero: multiply by (1 + w) instead of w */
+} tsr_norm_params;
+
+typedef enum tsr_rope_pairing {
+  TSR_ROPE_INTERLEAVED = 0, /* rotate (v[2i], v[2i+1]): LLaMA/GGUF "normal" layout */
+  TSR_ROPE_NEOX = 1         /* rotate (v[i], v[i + n_rot/2]): split halves */
+} tsr_rope_pairing;
+
+typedef struct tsr_rope_params {
+  float theta;      /* base, e.g. 10000 */
+  float freq_scale; /* linear position scaling: angle uses pos * freq_scale (1 = none) */
+  int32_t n_heads;
+  int32_t head_dim;
+  int32_t n_rot;    /* rotated dims per head, even, <= head_dim */
+  int32_t pairing;  /* tsr_rope_pairing */
+} tsr_rope_params;
+
+typedef struct tsr_kv_write_params {
+  int32_t n_kv_heads;
+  int32_t head_dim;
+  int32_t block_size;
+} tsr_kv_write_params;
+
+typedef struct tsr_attention_params {
+  int32_t n_heads;
+  int32_t n_kv_heads;
+  int32_t head_dim;
+  int32_t block_size;
+  int32_t n_seqs;
+  int32_t max_blocks_per_seq;
+  float scale;   /* applied to q.k, usually 1/sqrt(head_dim) */
+  int32_t window; /* 0: full causal; w > 0: keys at positions > pos - w only */
+  float softcap;  /* 0: none; c > 0: score = c * tanh(score / c) */
+} tsr_attention_params;
+
+typedef struct tsr_scale_params {
+  float scale;
+} tsr_scale_params;
+
+/* ---- handles and tensors ------------------------------------------------- */
+typedef struct tsr_buffer_impl* tsr_buffer; /* opaque, defined by the plugin */
+
+typedef struct tsr_tensor {
+  tsr_buffer buffer; /* the buffer holding the data, on the kernel's device */
+  uint64_t offset;   /* byte offset of element 0 in the buffer */
+  tsr_dtype dtype;
+  int32_t ndim;      /* 1..4 */
+  int64_t shape[4];  /* outermost first; entries past ndim are 1 */
+} tsr_tensor;
+
+typedef struct tsr_op_call {
+  tsr_op op;
+  const void* params; /* the op's params struct, or NULL for ops without one */
+  int32_t n_inputs;
+  const tsr_tensor* inputs;
+  const tsr_tensor* output;
+} tsr_op_call;
+
+/* Runs (or enqueues, for asynchronous devices) one op on a device. */
+typedef tsr_status (*tsr_kernel_fn)(void* device, const tsr_op_call* call);
+
+typedef struct tsr_kernel_desc {
+  tsr_op op;
+  tsr_dtype dtype;   /* key dtype, see the op list */
+  int32_t priority;  /* the host picks the highest; built-in kernels use 0 */
+  const char* name;  /* for logs and `tessera backends` */
+  tsr_kernel_fn run;
+} tsr_kernel_desc;
+
+/* ---- devices ------------------------------------------------------------- */
+typedef struct tsr_device_info {
+  char name[128];
+  char description[256];   /* vendor, driver, features: free text for humans */
+  uint64_t memory_bytes;   /* usable memory; 0 if unknown */
+  int32_t host_visible;    /* nonzero: buffer_host_ptr works for every buffer */
+} tsr_device_info;
+
+typedef struct tsr_device_options {
+  uint32_t struct_size; /* sizeof(tsr_device_options) as the host knows it */
+  int32_t n_threads;    /* CPU-side threads; 0 = plugin default */
+} tsr_device_options;
+
+/* ---- the plugin table ---------------------------------------------------- */
+typedef struct tsr_plugin {
+  uint32_t abi_version; /* TSR_ABI_VERSION the plugin was built with */
+  uint32_t struct_size; /* sizeof(tsr_plugin) the plugin was built with */
+  const char* name;     /* short, lower case: "cpu", "vulkan", ... */
+  const char* version;  /* the plugin's own version string */
+
+  /* Devices this plugin can drive now; 0 when none (no driver, no hardware).
+     Must not fail or throw: a plugin without devices simply reports 0. */
+  int32_t (*device_count)(void);
+  /* Why device_count() is 0 (e.g. "no Vulkan loader"), or NULL. */
+  const char* (*unavailable_reason)(void);
+  tsr_status (*device_info)(int32_t index, tsr_device_info* out);
+  tsr_status (*device_open)(int32_t index, const tsr_device_options* options, void** device);
+  void (*device_close)(void* device);
+  /* Message for the last failure on this device (valid until the next call). */
+  const char* (*last_error)(void* device);
+
+  /* Buffers: size in bytes; contents undefined after alloc. */
+  tsr_status (*buffer_alloc)(void* device, uint64_t size, tsr_buffer* out);
+  void (*buffer_free)(void* device, tsr_buffer buffer);
+  /* Optional (may be NULL): host address of the buffer's first byte. */
+  void* (*buffer_host_ptr)(void* device, tsr_buffer buffer);
+  /* Optional (may be NULL): wrap host memory the host keeps alive (zero copy);
+     the host then uploads through buffer_alloc + buffer_write instead. */
+  tsr_status (*buffer_wrap_host)(void* device, void* host_ptr, uint64_t size, tsr_buffer* out);
+  tsr_status (*buffer_write)(void* device, tsr_buffer dst, uint64_t offset, const void* src,
+                             uint64_t size);
+  tsr_status (*buffer_read)(void* device, tsr_buffer src, uint64_t offset, void* dst,
+                            uint64_t size);
+
+  /* A step is the ops of one graph run. Kernels called between step_begin and
+     step_end may run asynchronously; step_end returns when all have finished.
+     Both optional (NULL = synchronous device). */
+  tsr_status (*step_begin)(void* device);
+  tsr_status (*step_end)(void* device);
+
+  int32_t kernel_count;
+  const tsr_kernel_desc* kernels;
+} tsr_plugin;
+
+/* The entry point: returns a table with static storage duration, never NULL. */
+typedef const tsr_plugin* (*tsr_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_PLUGIN_ABI_H */
