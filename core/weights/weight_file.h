@@ -21,6 +21,9 @@ using MetaArray = std::vector<MetaValue>;
 struct MetaValue {
   std::variant<bool, int64_t, uint64_t, double, std::string, MetaArray> value;
   int gguf_type = -1;  // GGUF type code (0..12), -1 when the file format has none
+  // For arrays: the GGUF type code of the elements (so an empty array round-trips
+  // too); -1 when unknown, and then a writer takes it from the elements.
+  int gguf_elem_type = -1;
 
   bool is_integer() const;
   bool is_number() const;  // integer or float
@@ -29,6 +32,8 @@ struct MetaValue {
   const std::string& as_string() const;  // throws if not a string
   const MetaArray& as_array() const;     // throws if not an array
   std::string to_display() const;        // short human-readable form (arrays abbreviated)
+  // Equal when the values and the GGUF type codes (elements included) are all equal.
+  bool operator==(const MetaValue&) const = default;
 };
 
 struct TensorView {

@@ -1,0 +1,198 @@
+// Speed of the CPU kernels. Decode matrix-vector products are memory-bound, so they
+// are reported in GB/s of weights read, next to a streaming read of a 1 GiB buffer
+// (this machine's practical memory bandwidth) on the same thread pool.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "backends/cpu/buffer.h"
+#include "backends/cpu/device.h"
+#include "backends/cpu/ops/attention.h"
+#include "backends/cpu/ops/matmul.h"
+#include "backends/cpu/ops/simd.h"
+#include "core/tensor/dtype.h"
+
+namespace tessera::cpu {
+namespace {
+
+// A buffer and a tensor descriptor over it.
+struct BenchTensor {
+  std::unique_ptr<tsr_buffer_impl, void (*)(tsr_buffer)> buffer{nullptr, buffer_free};
+  tsr_tensor desc{};
+  uint64_t bytes = 0;
+};
+
+// A [rows, cols] tensor of `dtype` filled with random values in [-1, 1].
+BenchTensor make_tensor(tsr_dtype dtype, int64_t rows, int64_t cols, uint32_t seed) {
+  BenchTensor t;
+  const int64_t row_bytes = dtype_row_bytes(static_cast<DType>(dtype), cols);
+  t.bytes = static_cast<uint64_t>(rows * row_bytes);
+  t.buffer.reset(buffer_alloc(t.bytes));
+  t.desc = {t.buffer.get(), 0, dtype, 2, {rows, cols, 1, 1}};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> row(static_cast<size_t>(cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (float& v : row) v = dist(rng);
+    quantize_row(static_cast<DType>(dtype), row.data(), t.buffer->data + r * row_bytes, cols);
+  }
+  return t;
+}
+
+// Streaming read of 1 GiB, split over the pool: the bandwidth the decode path can reach.
+void BM_MemoryRead(benchmark::State& state) {
+  CpuDevice device(static_cast<int>(state.range(0)));
+  const int64_t n = int64_t{1} << 28;  // floats
+  std::unique_ptr<tsr_buffer_impl, void (*)(tsr_buffer)> buffer(buffer_alloc(n * 4), buffer_free);
+  auto* data = reinterpret_cast<float*>(buffer->data);
+  for (int64_t i = 0; i < n; ++i) data[i] = 1.0f;
+  const int64_t blocks = n / 4096;
+  for (auto _ : state) {
+    std::vector<float> sums(static_cast<size_t>(blocks));
+    device.pool().parallel_for(blocks, 1024, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        simd::F32x8 a0 = simd::zero(), a1 = simd::zero(), a2 = simd::zero(), a3 = simd::zero();
+        const float* p = data + b * 4096;
+        for (int i = 0; i < 4096; i += 32) {
+          a0 = simd::add(a0, simd::load(p + i));
+          a1 = simd::add(a1, simd::load(p + i + 8));
+          a2 = simd::add(a2, simd::load(p + i + 16));
+          a3 = simd::add(a3, simd::load(p + i + 24));
+        }
+        sums[b] = simd::hsum(simd::add(simd::add(a0, a1), simd::add(a2, a3)));
+      }
+    });
+    benchmark::DoNotOptimize(sums.data());
+  }
+  state.SetBytesProcessed(state.iterations() * n * 4);
+}
+BENCHMARK(BM_MemoryRead)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Cost of one parallel_for with an empty body: the fixed price of a multithreaded kernel.
+void BM_PoolDispatch(benchmark::State& state) {
+  CpuDevice device(static_cast<int>(state.range(0)));
+  std::vector<int64_t> touched(64);
+  for (auto _ : state) {
+    device.pool().parallel_for(64, 1, [&](int64_t b, int64_t e) { touched[b] = e; });
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_PoolDispatch)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The weight matrices [M, K] of one TinyLlama-1.1B layer: wq, wk, wv, wo, w1, w3, w2.
+const int64_t kLayerShapes[][2] = {{2048, 2048}, {256, 2048},  {256, 2048}, {2048, 2048},
+                                   {5632, 2048}, {5632, 2048}, {2048, 5632}};
+
+// Decode: one token (x [1, K]) through every matrix of the layer; args: dtype, threads.
+void BM_DecodeLayer(benchmark::State& state) {
+  const auto dtype = static_cast<tsr_dtype>(state.range(0));
+  CpuDevice device(static_cast<int>(state.range(1)));
+  std::vector<BenchTensor> weights, xs, outs;
+  uint64_t weight_bytes = 0;
+  uint32_t seed = 1;
+  for (const auto& s : kLayerShapes) {
+    weights.push_back(make_tensor(dtype, s[0], s[1], seed++));
+    xs.push_back(make_tensor(TSR_DTYPE_F32, 1, s[1], seed++));
+    outs.push_back(make_tensor(TSR_DTYPE_F32, 1, s[0], seed++));
+    weight_bytes += weights.back().bytes;
+  }
+  for (auto _ : state) {
+    for (size_t i = 0; i < weights.size(); ++i) {
+      const tsr_tensor in[] = {xs[i].desc, weights[i].desc};
+      const tsr_op_call call{TSR_OP_MATMUL, nullptr, 2, in, &outs[i].desc};
+      matmul_fast(device, call);
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * weight_bytes));
+  state.SetLabel(std::string(dtype_name(static_cast<DType>(dtype))));
+}
+
+// Decode through the output head [32000, 2048]; args: dtype, threads.
+void BM_DecodeHead(benchmark::State& state) {
+  const auto dtype = static_cast<tsr_dtype>(state.range(0));
+  CpuDevice device(static_cast<int>(state.range(1)));
+  BenchTensor w = make_tensor(dtype, 32000, 2048, 1);
+  BenchTensor x = make_tensor(TSR_DTYPE_F32, 1, 2048, 2);
+  BenchTensor out = make_tensor(TSR_DTYPE_F32, 1, 32000, 3);
+  const tsr_tensor in[] = {x.desc, w.desc};
+  const tsr_op_call call{TSR_OP_MATMUL, nullptr, 2, in, &out.desc};
+  for (auto _ : state) matmul_fast(device, call);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * w.bytes));
+  state.SetLabel(std::string(dtype_name(static_cast<DType>(dtype))));
+}
+
+void decode_args(benchmark::internal::Benchmark* b) {
+  for (int dtype : {TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_BF16, TSR_DTYPE_Q8_0}) {
+    for (int threads : {1, 2}) b->Args({dtype, threads});
+  }
+  b->ArgNames({"dtype", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+BENCHMARK(BM_DecodeLayer)->Apply(decode_args);
+BENCHMARK(BM_DecodeHead)->Apply(decode_args);
+
+// Prefill: x [64, 2048] times w [2048, 2048]; reports FLOP/s. Args: dtype, threads.
+void BM_Prefill(benchmark::State& state) {
+  const auto dtype = static_cast<tsr_dtype>(state.range(0));
+  CpuDevice device(static_cast<int>(state.range(1)));
+  const int64_t n = 64, m = 2048, k = 2048;
+  BenchTensor w = make_tensor(dtype, m, k, 1);
+  BenchTensor x = make_tensor(TSR_DTYPE_F32, n, k, 2);
+  BenchTensor out = make_tensor(TSR_DTYPE_F32, n, m, 3);
+  const tsr_tensor in[] = {x.desc, w.desc};
+  const tsr_op_call call{TSR_OP_MATMUL, nullptr, 2, in, &out.desc};
+  for (auto _ : state) matmul_fast(device, call);
+  state.counters["FLOP/s"] = benchmark::Counter(static_cast<double>(2 * n * m * k),
+                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(std::string(dtype_name(static_cast<DType>(dtype))));
+}
+BENCHMARK(BM_Prefill)
+    ->Args({TSR_DTYPE_F32, 2})
+    ->Args({TSR_DTYPE_F16, 2})
+    ->Args({TSR_DTYPE_Q8_0, 2})
+    ->ArgNames({"dtype", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Decode attention: one token, 32 query heads on 4 KV heads of 64 dims, `context` keys
+// in an f16 paged cache of 16-token blocks. Args: context, threads.
+void BM_DecodeAttention(benchmark::State& state) {
+  const int context = static_cast<int>(state.range(0));
+  CpuDevice device(static_cast<int>(state.range(1)));
+  const int block = 16, n_blocks = (context + block - 1) / block;
+  tsr_attention_params p{32, 4, 64, block, 1, n_blocks, 0.125f, 0, 0.0f};
+  BenchTensor q = make_tensor(TSR_DTYPE_F32, 1, 32 * 64, 1);
+  BenchTensor k = make_tensor(TSR_DTYPE_F16, n_blocks * block, 4 * 64, 2);
+  BenchTensor v = make_tensor(TSR_DTYPE_F16, n_blocks * block, 4 * 64, 3);
+  for (BenchTensor* c : {&k, &v}) {
+    c->desc.ndim = 3;
+    c->desc.shape[0] = n_blocks;
+    c->desc.shape[1] = block;
+    c->desc.shape[2] = 4 * 64;
+  }
+  BenchTensor pos = make_tensor(TSR_DTYPE_F32, 1, 1, 4), seq = make_tensor(TSR_DTYPE_F32, 1, 1, 5);
+  BenchTensor table = make_tensor(TSR_DTYPE_F32, 1, n_blocks, 6);
+  pos.desc.dtype = seq.desc.dtype = table.desc.dtype = TSR_DTYPE_I32;
+  *reinterpret_cast<int32_t*>(pos.buffer->data) = context - 1;
+  *reinterpret_cast<int32_t*>(seq.buffer->data) = 0;
+  for (int b = 0; b < n_blocks; ++b) reinterpret_cast<int32_t*>(table.buffer->data)[b] = b;
+  BenchTensor out = make_tensor(TSR_DTYPE_F32, 1, 32 * 64, 7);
+  const tsr_tensor in[] = {q.desc, k.desc, v.desc, pos.desc, seq.desc, table.desc};
+  const tsr_op_call call{TSR_OP_ATTENTION, &p, 6, in, &out.desc};
+  for (auto _ : state) attention_fast(device, call);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (k.bytes + v.bytes)));
+}
+BENCHMARK(BM_DecodeAttention)
+    ->Args({512, 2})
+    ->Args({2048, 1})
+    ->Args({2048, 2})
+    ->ArgNames({"context", "threads"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace tessera::cpu
+
+BENCHMARK_MAIN();

@@ -1,0 +1,167 @@
+// ATTENTION argument checks (including the block tables) and the reference kernel.
+#include "backends/cpu/ops/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/tensor/dtype.h"
+
+namespace tessera::cpu {
+namespace {
+
+constexpr const char* kOp = "attention";
+
+void check_params(const tsr_attention_params& p) {
+  if (p.n_heads <= 0 || p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0 ||
+      p.n_seqs <= 0 || p.max_blocks_per_seq <= 0) {
+    fail(kOp, "n_heads, n_kv_heads, head_dim, block_size, n_seqs and max_blocks_per_seq "
+              "must be positive");
+  }
+  if (p.n_heads % p.n_kv_heads != 0) {
+    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " is not a multiple of n_kv_heads " +
+                  std::to_string(p.n_kv_heads));
+  }
+  if (p.window < 0) fail(kOp, "window must be >= 0, got " + std::to_string(p.window));
+  if (!(p.softcap >= 0.0f)) fail(kOp, "softcap must be >= 0, got " + std::to_string(p.softcap));
+  if (!std::isfinite(p.scale)) fail(kOp, "scale must be finite");
+}
+
+void check_cache(const TensorView& c, const char* role, const tsr_attention_params& p,
+                 int64_t kv_width) {
+  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16) {
+    fail(kOp, std::string(role) + " is " + std::string(dtype_label(c.dtype)) +
+                  ", expected f32 or f16");
+  }
+  if (c.ndim != 3 || c.shape[1] != p.block_size || c.shape[2] != kv_width) {
+    fail(kOp, std::string(role) + " has shape " + shape_label(c) + ", expected [n_blocks, " +
+                  std::to_string(p.block_size) + ", " + std::to_string(kv_width) + "]");
+  }
+}
+
+// Every table entry token t reads must name a block of the cache.
+void check_token_blocks(const AttentionArgs& a, int64_t t) {
+  const int32_t s = a.seq.as<const int32_t>()[t];
+  const int32_t position = a.pos.as<const int32_t>()[t];
+  const std::string who = "token " + std::to_string(t);
+  if (s < 0 || s >= a.p.n_seqs) {
+    fail(kOp, who + " has seq " + std::to_string(s) + " outside the " +
+                  std::to_string(a.p.n_seqs) + " block tables");
+  }
+  if (position < 0) fail(kOp, who + " has negative position " + std::to_string(position));
+  const int64_t last_block = position / a.p.block_size;
+  if (last_block >= a.p.max_blocks_per_seq) {
+    fail(kOp, who + " at position " + std::to_string(position) + " needs block index " +
+                  std::to_string(last_block) + " but block tables hold " +
+                  std::to_string(a.p.max_blocks_per_seq) + " blocks per sequence");
+  }
+  const int32_t* table = a.block_tables.row<const int32_t>(s);
+  const int64_t n_blocks = a.k_cache.shape[0];
+  for (int64_t b = a.first_key(t) / a.p.block_size; b <= last_block; ++b) {
+    if (table[b] < 0 || table[b] >= n_blocks) {
+      fail(kOp, "block table of sequence " + std::to_string(s) + " names block " +
+                    std::to_string(table[b]) + " at index " + std::to_string(b) +
+                    " but the cache has " + std::to_string(n_blocks) + " blocks");
+    }
+  }
+}
+
+// Element d of a cache row, as f32.
+float cache_elem(const TensorView& cache, int64_t row, int64_t d) {
+  if (cache.dtype == TSR_DTYPE_F16) return f16_to_f32(cache.row<const uint16_t>(row)[d]);
+  return cache.row<const float>(row)[d];
+}
+
+}  // namespace
+
+int64_t AttentionArgs::first_key(int64_t t) const {
+  const int64_t position = pos.as<const int32_t>()[t];
+  return p.window > 0 ? std::max<int64_t>(0, position - p.window + 1) : 0;
+}
+
+int64_t AttentionArgs::cache_row(int64_t t, int64_t position) const {
+  const int32_t* table = block_tables.row<const int32_t>(seq.as<const int32_t>()[t]);
+  return static_cast<int64_t>(table[position / p.block_size]) * p.block_size +
+         position % p.block_size;
+}
+
+AttentionArgs check_attention(const tsr_op_call& call) {
+  expect_input_count(call, 6, 6, kOp);
+  AttentionArgs a;
+  a.p = params_of<tsr_attention_params>(call, kOp);
+  check_params(a.p);
+  a.q = input(call, 0, kOp, "q");
+  a.k_cache = input(call, 1, kOp, "k_cache");
+  a.v_cache = input(call, 2, kOp, "v_cache");
+  a.pos = input(call, 3, kOp, "pos");
+  a.seq = input(call, 4, kOp, "seq");
+  a.block_tables = input(call, 5, kOp, "block_tables");
+  a.out = output(call, kOp);
+  a.group = a.p.n_heads / a.p.n_kv_heads;
+  a.q_width = static_cast<int64_t>(a.p.n_heads) * a.p.head_dim;
+  a.kv_width = static_cast<int64_t>(a.p.n_kv_heads) * a.p.head_dim;
+
+  expect_dtype(a.q, TSR_DTYPE_F32, kOp, "q");
+  expect_dtype(a.out, TSR_DTYPE_F32, kOp, "out");
+  expect_dtype(a.pos, TSR_DTYPE_I32, kOp, "pos");
+  expect_dtype(a.seq, TSR_DTYPE_I32, kOp, "seq");
+  expect_dtype(a.block_tables, TSR_DTYPE_I32, kOp, "block_tables");
+  if (a.q.cols() != a.q_width) {
+    fail(kOp, "q has " + std::to_string(a.q.cols()) + " columns but n_heads * head_dim = " +
+                  std::to_string(a.q_width));
+  }
+  a.n_tokens = a.q.rows();
+  check_cache(a.k_cache, "k_cache", a.p, a.kv_width);
+  check_cache(a.v_cache, "v_cache", a.p, a.kv_width);
+  if (a.v_cache.dtype != a.k_cache.dtype || a.v_cache.shape[0] != a.k_cache.shape[0]) {
+    fail(kOp, "v_cache " + shape_label(a.v_cache) + " " +
+                  std::string(dtype_label(a.v_cache.dtype)) + " does not match k_cache " +
+                  shape_label(a.k_cache) + " " + std::string(dtype_label(a.k_cache.dtype)));
+  }
+  expect_vector(a.pos, a.n_tokens, kOp, "pos");
+  expect_vector(a.seq, a.n_tokens, kOp, "seq");
+  expect_matrix(a.block_tables, a.p.n_seqs, a.p.max_blocks_per_seq, kOp, "block_tables");
+  expect_matrix(a.out, a.n_tokens, a.q_width, kOp, "out");
+  for (int64_t t = 0; t < a.n_tokens; ++t) check_token_blocks(a, t);
+  return a;
+}
+
+void attention_ref(CpuDevice&, const tsr_op_call& call) {
+  const AttentionArgs a = check_attention(call);
+  const int hd = a.p.head_dim;
+  std::vector<double> scores;
+  std::vector<double> head_out(static_cast<size_t>(hd));
+  for (int64_t t = 0; t < a.n_tokens; ++t) {
+    const int64_t first = a.first_key(t);
+    const int64_t last = a.pos.as<const int32_t>()[t];
+    scores.assign(static_cast<size_t>(last - first + 1), 0.0);
+    for (int h = 0; h < a.p.n_heads; ++h) {
+      const float* q = a.q.row<const float>(t) + static_cast<int64_t>(h) * hd;  // [head_dim]
+      const int64_t kv_col = static_cast<int64_t>(h / a.group) * hd;  // KV head's first column
+      // Pass 1: scores and their maximum.
+      double max_score = -INFINITY;
+      for (int64_t p = first; p <= last; ++p) {
+        const int64_t row = a.cache_row(t, p);
+        double dot = 0.0;
+        for (int d = 0; d < hd; ++d) dot += static_cast<double>(q[d]) * cache_elem(a.k_cache, row, kv_col + d);
+        double s = dot * a.p.scale;
+        if (a.p.softcap > 0.0f) s = a.p.softcap * std::tanh(s / a.p.softcap);
+        scores[p - first] = s;
+        max_score = std::max(max_score, s);
+      }
+      // Pass 2: softmax weights and the weighted sum of values.
+      double total = 0.0;
+      std::fill(head_out.begin(), head_out.end(), 0.0);
+      for (int64_t p = first; p <= last; ++p) {
+        const double weight = std::exp(scores[p - first] - max_score);
+        total += weight;
+        const int64_t row = a.cache_row(t, p);
+        for (int d = 0; d < hd; ++d) head_out[d] += weight * cache_elem(a.v_cache, row, kv_col + d);
+      }
+      float* out = a.out.row<float>(t) + static_cast<int64_t>(h) * hd;
+      for (int d = 0; d < hd; ++d) out[d] = static_cast<float>(head_out[d] / total);
+    }
+  }
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,252 @@
+// Optimised ATTENTION. A task is (token, KV head, key range): it holds the `group` query
+// heads sharing the KV head, so each K and V row is read (and converted from f16) once
+// for all of them. Keys go in chunks with a running max and sum per head (online
+// softmax). When there are fewer (token, KV head) pairs than threads (decode), each
+// token's keys are split across tasks and the partial softmaxes merged (split-KV).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "backends/cpu/device.h"
+#include "backends/cpu/ops/attention.h"
+#include "backends/cpu/ops/simd.h"
+
+namespace tessera::cpu {
+namespace {
+
+using simd::F32x8;
+using simd::kLanes;
+
+constexpr int64_t kKeyChunk = 64;           // keys scored before the softmax state is updated
+constexpr int64_t kMinKeysPerSplit = 128;   // a split-KV part is worth a task from this size
+constexpr int64_t kPrefetchKeys = 4;        // rows fetched ahead of the one being read
+
+float dot(const float* a, const float* b, int64_t n) {
+  F32x8 acc0 = simd::zero(), acc1 = simd::zero();
+  int64_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    acc0 = simd::fma(simd::load(a + i), simd::load(b + i), acc0);
+    acc1 = simd::fma(simd::load(a + i + kLanes), simd::load(b + i + kLanes), acc1);
+  }
+  for (; i + kLanes <= n; i += kLanes) acc0 = simd::fma(simd::load(a + i), simd::load(b + i), acc0);
+  float s = simd::hsum(simd::add(acc0, acc1));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// y[0:n] += w * x[0:n]
+void add_scaled(float* y, float w, const float* x, int64_t n) {
+  const F32x8 vw = simd::broadcast(w);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) simd::store(y + i, simd::fma(vw, simd::load(x + i), simd::load(y + i)));
+  for (; i < n; ++i) y[i] += w * x[i];
+}
+
+// The KV cache seen through raw pointers: row r, KV head h starts at
+// base + r * row_bytes + h * head_bytes.
+struct CacheView {
+  const std::byte* base;
+  int64_t row_bytes;
+  int64_t head_bytes;
+  bool f16;
+
+  CacheView(const TensorView& t, int64_t head_dim)
+      : base(t.data), row_bytes(t.row_bytes()), head_bytes(head_dim * (t.dtype == TSR_DTYPE_F16 ? 2 : 4)),
+        f16(t.dtype == TSR_DTYPE_F16) {}
+
+  const std::byte* at(int64_t row, int kv_head) const {
+    return base + row * row_bytes + kv_head * head_bytes;
+  }
+  // The head's n values as f32: in place for f32, converted into tmp for f16.
+  const float* span(int64_t row, int kv_head, int64_t n, float* tmp) const {
+    const std::byte* p = at(row, kv_head);
+    if (!f16) return reinterpret_cast<const float*>(p);
+    const auto* h = reinterpret_cast<const uint16_t*>(p);
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) simd::store(tmp + i, simd::load_f16(h + i));
+    for (; i < n; ++i) tmp[i] = simd::f16_scalar(h[i]);
+    return tmp;
+  }
+};
+
+// Softmax state of one query head over a key range: out = acc / sum, with every weight
+// taken relative to max.
+struct HeadState {
+  float* acc;  // [head_dim]
+  float max;
+  float sum;
+};
+
+// Per-task scratch, sized once per parallel chunk.
+struct Scratch {
+  std::vector<float> q;             // [group, head_dim], pre-multiplied by scale
+  std::vector<float> acc;           // [group, head_dim], unnormalised output
+  std::vector<float> scores;        // [group, kKeyChunk]
+  std::vector<float> max, sum;      // [group]
+  std::vector<float> k_row, v_row;  // [head_dim] f16 conversions
+  std::vector<int64_t> rows;        // [kKeyChunk] cache rows of the chunk's keys
+  Scratch(int group, int64_t hd)
+      : q(group * hd), acc(group * hd), scores(group * kKeyChunk), max(group), sum(group),
+        k_row(hd), v_row(hd), rows(kKeyChunk) {}
+};
+
+struct Problem {
+  const AttentionArgs& a;
+  CacheView k, v;
+  int64_t splits;  // key-range parts per (token, KV head)
+};
+
+// Attends the group of query heads on `kv_head` of token t to keys [key_begin, key_end);
+// leaves acc, max and sum in the scratch (max = -inf and sum = 0 for an empty range).
+void attend_range(const Problem& pb, int64_t t, int kv_head, int64_t key_begin, int64_t key_end,
+                  Scratch& s) {
+  const AttentionArgs& a = pb.a;
+  const int64_t hd = a.p.head_dim;
+  const int g_count = a.group;
+  const float softcap = a.p.softcap;
+  for (int g = 0; g < g_count; ++g) {
+    const float* q = a.q.row<const float>(t) + (static_cast<int64_t>(kv_head) * g_count + g) * hd;
+    for (int64_t d = 0; d < hd; ++d) s.q[g * hd + d] = q[d] * a.p.scale;
+    s.max[g] = -INFINITY;
+    s.sum[g] = 0.0f;
+  }
+  std::fill(s.acc.begin(), s.acc.end(), 0.0f);
+
+  for (int64_t p0 = key_begin; p0 < key_end; p0 += kKeyChunk) {
+    const int64_t n_keys = std::min(kKeyChunk, key_end - p0);
+    for (int64_t j = 0; j < n_keys; ++j) s.rows[j] = a.cache_row(t, p0 + j);
+    // scores[g, j] = (scale q_g) . k_{p0 + j}, softcapped.
+    for (int64_t j = 0; j < n_keys; ++j) {
+      if (j + kPrefetchKeys < n_keys) __builtin_prefetch(pb.k.at(s.rows[j + kPrefetchKeys], kv_head));
+      const float* k = pb.k.span(s.rows[j], kv_head, hd, s.k_row.data());
+      for (int g = 0; g < g_count; ++g) {
+        float score = dot(s.q.data() + g * hd, k, hd);
+        if (softcap > 0.0f) score = softcap * std::tanh(score / softcap);
+        s.scores[g * kKeyChunk + j] = score;
+      }
+    }
+    // New running max per head; rescale what was accumulated under the old one.
+    for (int g = 0; g < g_count; ++g) {
+      float* sc = s.scores.data() + g * kKeyChunk;
+      const float new_max = std::max(s.max[g], *std::max_element(sc, sc + n_keys));
+      const float correction = std::exp(s.max[g] - new_max);  // 0 on the first chunk
+      float chunk_sum = 0.0f;
+      for (int64_t j = 0; j < n_keys; ++j) {
+        sc[j] = std::exp(sc[j] - new_max);
+        chunk_sum += sc[j];
+      }
+      s.sum[g] = s.sum[g] * correction + chunk_sum;
+      s.max[g] = new_max;
+      if (correction != 1.0f) {
+        float* acc = s.acc.data() + g * hd;
+        for (int64_t d = 0; d < hd; ++d) acc[d] *= correction;
+      }
+    }
+    // acc_g += weight[g, j] * v_{p0 + j}
+    for (int64_t j = 0; j < n_keys; ++j) {
+      if (j + kPrefetchKeys < n_keys) __builtin_prefetch(pb.v.at(s.rows[j + kPrefetchKeys], kv_head));
+      const float* v = pb.v.span(s.rows[j], kv_head, hd, s.v_row.data());
+      for (int g = 0; g < g_count; ++g) add_scaled(s.acc.data() + g * hd, s.scores[g * kKeyChunk + j], v, hd);
+    }
+  }
+}
+
+// Part `split` of `splits` of token t's key range first..pos (contiguous, near equal).
+std::pair<int64_t, int64_t> key_part(const AttentionArgs& a, int64_t t, int64_t split, int64_t splits) {
+  const int64_t first = a.first_key(t);
+  const int64_t count = a.pos.as<const int32_t>()[t] - first + 1;
+  return {first + count * split / splits, first + count * (split + 1) / splits};
+}
+
+// How many parts to split each token's keys into: enough tasks for every thread, but no
+// part shorter than kMinKeysPerSplit keys.
+int64_t choose_splits(const AttentionArgs& a, int n_threads) {
+  const int64_t pairs = a.n_tokens * a.p.n_kv_heads;
+  if (pairs == 0 || pairs >= 2 * n_threads) return 1;
+  int64_t longest = 0;
+  for (int64_t t = 0; t < a.n_tokens; ++t) {
+    longest = std::max<int64_t>(longest, a.pos.as<const int32_t>()[t] - a.first_key(t) + 1);
+  }
+  const int64_t wanted = (2 * n_threads + pairs - 1) / pairs;
+  return std::clamp<int64_t>(longest / kMinKeysPerSplit, 1, wanted);
+}
+
+// Writes out[t, head] = acc / sum for the heads of one task.
+void write_heads(const AttentionArgs& a, int64_t t, int kv_head, const Scratch& s) {
+  const int64_t hd = a.p.head_dim;
+  for (int g = 0; g < a.group; ++g) {
+    float* out = a.out.row<float>(t) + (static_cast<int64_t>(kv_head) * a.group + g) * hd;
+    const float inv_sum = 1.0f / s.sum[g];
+    for (int64_t d = 0; d < hd; ++d) out[d] = s.acc[g * hd + d] * inv_sum;
+  }
+}
+
+// Split-KV: partials [task, group, head_dim + 2] hold (acc, max, sum) per query head;
+// merged per head with weights exp(max_part - max_all).
+void attention_split(ThreadPool& pool, const Problem& pb) {
+  const AttentionArgs& a = pb.a;
+  const int64_t hd = a.p.head_dim;
+  const int64_t stride = hd + 2;  // per query head: acc[hd], max, sum
+  const int64_t n_tasks = a.n_tokens * a.p.n_kv_heads * pb.splits;
+  std::vector<float> partials(static_cast<size_t>(n_tasks * a.group * stride));
+  pool.parallel_for(n_tasks, 1, [&](int64_t begin, int64_t end) {
+    Scratch scratch(a.group, hd);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t split = task % pb.splits;
+      const int64_t pair = task / pb.splits;
+      const int64_t t = pair / a.p.n_kv_heads;
+      const int kv_head = static_cast<int>(pair % a.p.n_kv_heads);
+      const auto [key_begin, key_end] = key_part(a, t, split, pb.splits);
+      attend_range(pb, t, kv_head, key_begin, key_end, scratch);
+      for (int g = 0; g < a.group; ++g) {
+        float* part = partials.data() + (task * a.group + g) * stride;
+        std::copy(scratch.acc.begin() + g * hd, scratch.acc.begin() + (g + 1) * hd, part);
+        part[hd] = scratch.max[g];
+        part[hd + 1] = scratch.sum[g];
+      }
+    }
+  });
+  std::vector<float> merged(static_cast<size_t>(hd));
+  for (int64_t pair = 0; pair < a.n_tokens * a.p.n_kv_heads; ++pair) {
+    const int64_t t = pair / a.p.n_kv_heads;
+    const int kv_head = static_cast<int>(pair % a.p.n_kv_heads);
+    for (int g = 0; g < a.group; ++g) {
+      auto part = [&](int64_t split) { return partials.data() + ((pair * pb.splits + split) * a.group + g) * stride; };
+      float max_all = -INFINITY;
+      for (int64_t sp = 0; sp < pb.splits; ++sp) max_all = std::max(max_all, part(sp)[hd]);
+      float sum_all = 0.0f;
+      std::fill(merged.begin(), merged.end(), 0.0f);
+      for (int64_t sp = 0; sp < pb.splits; ++sp) {
+        if (part(sp)[hd + 1] == 0.0f) continue;  // empty part
+        const float w = std::exp(part(sp)[hd] - max_all);
+        sum_all += w * part(sp)[hd + 1];
+        add_scaled(merged.data(), w, part(sp), hd);
+      }
+      float* out = a.out.row<float>(t) + (static_cast<int64_t>(kv_head) * a.group + g) * hd;
+      for (int64_t d = 0; d < hd; ++d) out[d] = merged[d] / sum_all;
+    }
+  }
+}
+
+}  // namespace
+
+void attention_fast(CpuDevice& device, const tsr_op_call& call) {
+  const AttentionArgs a = check_attention(call);
+  const Problem pb{a, CacheView(a.k_cache, a.p.head_dim), CacheView(a.v_cache, a.p.head_dim),
+                   choose_splits(a, device.n_threads())};
+  if (pb.splits > 1) {
+    attention_split(device.pool(), pb);
+    return;
+  }
+  device.pool().parallel_for(a.n_tokens * a.p.n_kv_heads, 1, [&](int64_t begin, int64_t end) {
+    Scratch scratch(a.group, a.p.head_dim);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t t = task / a.p.n_kv_heads;
+      const int kv_head = static_cast<int>(task % a.p.n_kv_heads);
+      attend_range(pb, t, kv_head, a.first_key(t), a.pos.as<const int32_t>()[t] + 1, scratch);
+      write_heads(a, t, kv_head, scratch);
+    }
+  });
+}
+
+}  // namespace tessera::cpu

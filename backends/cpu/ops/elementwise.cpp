@@ -1,0 +1,98 @@
+// Element-wise reference kernels.
+#include "backends/cpu/ops/elementwise.h"
+
+#include <cmath>
+
+namespace tessera::cpu {
+namespace {
+
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+// Checks a unary op: x f32 of any shape, out f32 of the same shape.
+struct Unary {
+  const float* x;
+  float* out;
+  int64_t n;
+};
+Unary check_unary(const tsr_op_call& call, const char* op) {
+  expect_input_count(call, 1, 1, op);
+  const TensorView x = input(call, 0, op, "x");
+  const TensorView out = output(call, op);
+  expect_dtype(x, TSR_DTYPE_F32, op, "x");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_matrix(out, x.rows(), x.cols(), op, "out");
+  return {x.as<const float>(), out.as<float>(), x.elements()};
+}
+
+// Runs out[r, c] = f(a[r, c], b[r, c] or b[c]) after checking the shapes.
+template <class F>
+void binary(const tsr_op_call& call, const char* op, F f) {
+  expect_input_count(call, 2, 2, op);
+  const TensorView a = input(call, 0, op, "a");
+  const TensorView b = input(call, 1, op, "b");
+  const TensorView out = output(call, op);
+  expect_dtype(a, TSR_DTYPE_F32, op, "a");
+  expect_dtype(b, TSR_DTYPE_F32, op, "b");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_matrix(out, a.rows(), a.cols(), op, "out");
+  const int64_t rows = a.rows(), cols = a.cols();
+  const bool same_shape = b.rows() == rows && b.cols() == cols;
+  const bool broadcast = b.ndim == 1 && b.cols() == cols;
+  if (!same_shape && !broadcast) {
+    fail(op, "b has shape " + shape_label(b) + ", expected " + shape_label(a) + " or [" +
+                 std::to_string(cols) + "]");
+  }
+  const float* pa = a.as<const float>();
+  const float* pb = b.as<const float>();
+  float* po = out.as<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* b_row = broadcast ? pb : pb + r * cols;
+    for (int64_t c = 0; c < cols; ++c) po[r * cols + c] = f(pa[r * cols + c], b_row[c]);
+  }
+}
+
+}  // namespace
+
+void add_ref(CpuDevice&, const tsr_op_call& call) {
+  binary(call, "add", [](float a, float b) { return a + b; });
+}
+
+void mul_ref(CpuDevice&, const tsr_op_call& call) {
+  binary(call, "mul", [](float a, float b) { return a * b; });
+}
+
+void silu_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "silu");
+  for (int64_t i = 0; i < u.n; ++i) u.out[i] = silu(u.x[i]);
+}
+
+void gelu_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "gelu");
+  const float inv_sqrt2 = 0.70710678118654752f;
+  for (int64_t i = 0; i < u.n; ++i) u.out[i] = 0.5f * u.x[i] * (1.0f + std::erf(u.x[i] * inv_sqrt2));
+}
+
+void scale_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "scale");
+  const float s = params_of<tsr_scale_params>(call, "scale").scale;
+  for (int64_t i = 0; i < u.n; ++i) u.out[i] = u.x[i] * s;
+}
+
+void swiglu_ref(CpuDevice&, const tsr_op_call& call) {
+  const char* op = "swiglu";
+  expect_input_count(call, 2, 2, op);
+  const TensorView gate = input(call, 0, op, "gate");  // [N, C]
+  const TensorView up = input(call, 1, op, "up");      // [N, C]
+  const TensorView out = output(call, op);             // [N, C]
+  expect_dtype(gate, TSR_DTYPE_F32, op, "gate");
+  expect_dtype(up, TSR_DTYPE_F32, op, "up");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_matrix(up, gate.rows(), gate.cols(), op, "up");
+  expect_matrix(out, gate.rows(), gate.cols(), op, "out");
+  const float* g = gate.as<const float>();
+  const float* u = up.as<const float>();
+  float* o = out.as<float>();
+  for (int64_t i = 0; i < gate.elements(); ++i) o[i] = silu(g[i]) * u[i];
+}
+
+}  // namespace tessera::cpu

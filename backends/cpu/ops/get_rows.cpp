@@ -1,0 +1,39 @@
+// GET_ROWS reference kernel.
+#include "backends/cpu/ops/get_rows.h"
+
+#include "core/tensor/dtype.h"
+
+namespace tessera::cpu {
+namespace {
+constexpr const char* kOp = "get_rows";
+}
+
+void get_rows_ref(CpuDevice&, const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  const TensorView table = input(call, 0, kOp, "table");  // [R, C]
+  const TensorView idx = input(call, 1, kOp, "idx");      // [N] i32
+  const TensorView out = output(call, kOp);               // [N, C] f32
+  if (table.dtype == TSR_DTYPE_I32) fail(kOp, "table is i32, expected f32, f16, bf16 or q8_0");
+  if (table.ndim != 2) fail(kOp, "table has shape " + shape_label(table) + ", expected [R, C]");
+  expect_dtype(idx, TSR_DTYPE_I32, kOp, "idx");
+  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  const int64_t n = idx.elements();
+  const int64_t n_rows = table.shape[0];
+  const int64_t cols = table.cols();
+  expect_vector(idx, n, kOp, "idx");
+  expect_matrix(out, n, cols, kOp, "out");
+
+  const int32_t* ids = idx.as<const int32_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids[i] < 0 || ids[i] >= n_rows) {
+      fail(kOp, "idx[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
+                    " is outside the table's " + std::to_string(n_rows) + " rows");
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    dequantize_row(static_cast<DType>(table.dtype), table.row<const std::byte>(ids[i]),
+                   out.row<float>(i), cols);
+  }
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,48 @@
+// MATMUL argument checks and the reference kernel (plain loops, written to be read).
+#include "backends/cpu/ops/matmul.h"
+
+#include <vector>
+
+#include "core/tensor/dtype.h"
+
+namespace tessera::cpu {
+namespace {
+constexpr const char* kOp = "matmul";
+}
+
+MatmulArgs check_matmul(const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  MatmulArgs a;
+  a.x = input(call, 0, kOp, "x");
+  a.w = input(call, 1, kOp, "w");
+  a.out = output(call, kOp);
+  expect_dtype(a.x, TSR_DTYPE_F32, kOp, "x");
+  if (a.w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected f32, f16, bf16 or q8_0");
+  if (a.w.ndim != 2) fail(kOp, "w has shape " + shape_label(a.w) + ", expected [M, K]");
+  expect_dtype(a.out, TSR_DTYPE_F32, kOp, "out");
+  a.n = a.x.rows();
+  a.k = a.x.cols();
+  a.m = a.w.shape[0];
+  if (a.w.cols() != a.k) {
+    fail(kOp, "x has " + std::to_string(a.k) + " columns but w has " + std::to_string(a.w.cols()));
+  }
+  expect_matrix(a.out, a.n, a.m, kOp, "out");
+  return a;
+}
+
+void matmul_ref(CpuDevice&, const tsr_op_call& call) {
+  const MatmulArgs a = check_matmul(call);
+  std::vector<float> w_row(static_cast<size_t>(a.k));  // one weight row, dequantised
+  float* out = a.out.as<float>();
+  for (int64_t m = 0; m < a.m; ++m) {
+    dequantize_row(static_cast<DType>(a.w.dtype), a.w.row<const std::byte>(m), w_row.data(), a.k);
+    for (int64_t n = 0; n < a.n; ++n) {
+      const float* x = a.x.row<const float>(n);
+      double sum = 0.0;
+      for (int64_t k = 0; k < a.k; ++k) sum += static_cast<double>(x[k]) * w_row[k];
+      out[n * a.m + m] = static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,29 @@
+// MATMUL kernels: out[n, m] = sum_k x[n, k] * w[m, k], with x [N, K] f32, the weight
+// w [M, K] in f32, f16, bf16 or q8_0 (the key dtype) and out [N, M] f32.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/cpu/ops/tensor_args.h"
+
+namespace tessera::cpu {
+
+struct MatmulArgs {
+  TensorView x;    // [N, K] f32
+  TensorView w;    // [M, K] key dtype
+  TensorView out;  // [N, M] f32
+  int64_t n = 0, k = 0, m = 0;
+};
+
+// Validates a MATMUL call (2 inputs, dtypes, K agreement, output shape).
+MatmulArgs check_matmul(const tsr_op_call& call);
+
+// Reference: dequantises each weight row to f32 and accumulates in double. The oracle.
+void matmul_ref(CpuDevice& device, const tsr_op_call& call);
+
+// Optimised, multithreaded: a matrix-vector path for few rows of x (decode) and a
+// panel path for many (prefill) that converts each group of weight rows to f32 once
+// and reuses it across all rows of x.
+void matmul_fast(CpuDevice& device, const tsr_op_call& call);
+
+}  // namespace tessera::cpu

@@ -1,0 +1,15 @@
+// Normalisation kernels over the last dimension, f32: RMS_NORM and LAYER_NORM with
+// x [N, C], w [C] (optional bias b [C] for layer norm), out [N, C], tsr_norm_params.
+#pragma once
+
+#include "backends/cpu/ops/tensor_args.h"
+
+namespace tessera::cpu {
+
+// out = x / sqrt(mean(x^2) + eps) * (w or 1 + w). out may be x (in place).
+void rms_norm_ref(CpuDevice& device, const tsr_op_call& call);
+
+// out = (x - mean) / sqrt(var + eps) * (w or 1 + w) + b. out may be x (in place).
+void layer_norm_ref(CpuDevice& device, const tsr_op_call& call);
+
+}  // namespace tessera::cpu

@@ -1,0 +1,67 @@
+// ROPE reference kernel; angles are computed in double so the oracle stays accurate at
+// large positions.
+#include "backends/cpu/ops/rope.h"
+
+#include <cmath>
+#include <vector>
+
+namespace tessera::cpu {
+namespace {
+constexpr const char* kOp = "rope";
+}
+
+void rope_ref(CpuDevice&, const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  const TensorView x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
+  const TensorView pos = input(call, 1, kOp, "pos");  // [T] i32
+  const TensorView out = output(call, kOp);           // [T, n_heads * head_dim]
+  const auto& p = params_of<tsr_rope_params>(call, kOp);
+  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
+  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
+  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  if (p.n_heads <= 0 || p.head_dim <= 0) {
+    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " and head_dim " +
+                  std::to_string(p.head_dim) + " must be positive");
+  }
+  if (p.n_rot < 0 || p.n_rot > p.head_dim || p.n_rot % 2 != 0) {
+    fail(kOp, "n_rot " + std::to_string(p.n_rot) + " must be even and within head_dim " +
+                  std::to_string(p.head_dim));
+  }
+  if (p.pairing != TSR_ROPE_INTERLEAVED && p.pairing != TSR_ROPE_NEOX) {
+    fail(kOp, "unknown pairing " + std::to_string(p.pairing));
+  }
+  const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
+  if (x.cols() != width) {
+    fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_heads * head_dim = " +
+                  std::to_string(width));
+  }
+  const int64_t n_tokens = x.rows();
+  expect_vector(pos, n_tokens, kOp, "pos");
+  expect_matrix(out, n_tokens, width, kOp, "out");
+
+  const int half = p.n_rot / 2;
+  std::vector<double> inv_freq(static_cast<size_t>(half));  // theta^(-2i / n_rot)
+  for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(static_cast<double>(p.theta), -2.0 * i / p.n_rot);
+
+  const int32_t* positions = pos.as<const int32_t>();
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    const double scaled_pos = static_cast<double>(positions[t]) * p.freq_scale;
+    for (int h = 0; h < p.n_heads; ++h) {
+      const float* v = x.row<const float>(t) + static_cast<int64_t>(h) * p.head_dim;
+      float* o = out.row<float>(t) + static_cast<int64_t>(h) * p.head_dim;
+      for (int d = p.n_rot; d < p.head_dim; ++d) o[d] = v[d];  // pass-through dims
+      for (int i = 0; i < half; ++i) {
+        // The two dims of pair i, by pairing.
+        const int ia = p.pairing == TSR_ROPE_NEOX ? i : 2 * i;
+        const int ib = p.pairing == TSR_ROPE_NEOX ? i + half : 2 * i + 1;
+        const double angle = scaled_pos * inv_freq[i];
+        const double c = std::cos(angle), s = std::sin(angle);
+        const double a = v[ia], b = v[ib];
+        o[ia] = static_cast<float>(a * c - b * s);
+        o[ib] = static_cast<float>(a * s + b * c);
+      }
+    }
+  }
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,14 @@
+// ROPE: rotary position embedding of x [T, n_heads * head_dim] f32 at positions
+// pos i32 [T]; out has x's shape and may be x. Params tsr_rope_params.
+#pragma once
+
+#include "backends/cpu/ops/tensor_args.h"
+
+namespace tessera::cpu {
+
+// For pair i < n_rot / 2 of every head, angle = pos * freq_scale * theta^(-2i / n_rot):
+//   interleaved pairs (v[2i], v[2i+1]), neox pairs (v[i], v[i + n_rot/2]);
+//   (a, b) -> (a cos - b sin, a sin + b cos). Dims from n_rot on pass through.
+void rope_ref(CpuDevice& device, const tsr_op_call& call);
+
+}  // namespace tessera::cpu

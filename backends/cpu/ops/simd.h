@@ -1,0 +1,112 @@
+// Eight-lane f32 vectors for the optimised kernels: AVX2/FMA/F16C intrinsics when the
+// build targets them, plain loops the compiler can vectorise for any other target.
+// Include only from kernel sources that all share the same compile flags.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define TESSERA_CPU_AVX2 1
+#include <immintrin.h>
+#else
+#define TESSERA_CPU_AVX2 0
+#include "core/tensor/dtype.h"
+#endif
+
+namespace tessera::cpu::simd {
+
+inline constexpr int kLanes = 8;
+
+#if TESSERA_CPU_AVX2
+
+struct F32x8 {
+  __m256 v;
+};
+
+inline F32x8 zero() { return {_mm256_setzero_ps()}; }
+inline F32x8 broadcast(float s) { return {_mm256_set1_ps(s)}; }
+inline F32x8 load(const float* p) { return {_mm256_loadu_ps(p)}; }
+inline void store(float* p, F32x8 a) { _mm256_storeu_ps(p, a.v); }
+// 8 IEEE halves -> f32.
+inline F32x8 load_f16(const uint16_t* p) {
+  return {_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+}
+// 8 bfloat16 -> f32: the bf16 bits are the high half of the f32 bits.
+inline F32x8 load_bf16(const uint16_t* p) {
+  const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return {_mm256_castsi256_ps(_mm256_slli_epi32(wide, 16))};
+}
+// 8 int8 -> f32.
+inline F32x8 load_i8(const int8_t* p) {
+  int64_t bits;
+  std::memcpy(&bits, p, sizeof bits);
+  return {_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(bits)))};
+}
+inline F32x8 add(F32x8 a, F32x8 b) { return {_mm256_add_ps(a.v, b.v)}; }
+inline F32x8 mul(F32x8 a, F32x8 b) { return {_mm256_mul_ps(a.v, b.v)}; }
+// a * b + c
+inline F32x8 fma(F32x8 a, F32x8 b, F32x8 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+inline float hsum(F32x8 a) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+inline float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
+
+#else  // portable: fixed-width loops
+
+struct F32x8 {
+  float v[kLanes];
+};
+
+inline F32x8 zero() { return F32x8{}; }
+inline F32x8 broadcast(float s) {
+  F32x8 r;
+  for (int i = 0; i < kLanes; ++i) r.v[i] = s;
+  return r;
+}
+inline F32x8 load(const float* p) {
+  F32x8 r;
+  std::memcpy(r.v, p, sizeof r.v);
+  return r;
+}
+inline void store(float* p, F32x8 a) { std::memcpy(p, a.v, sizeof a.v); }
+inline F32x8 load_f16(const uint16_t* p) {
+  F32x8 r;
+  for (int i = 0; i < kLanes; ++i) r.v[i] = tessera::f16_to_f32(p[i]);
+  return r;
+}
+inline F32x8 load_bf16(const uint16_t* p) {
+  F32x8 r;
+  for (int i = 0; i < kLanes; ++i) r.v[i] = tessera::bf16_to_f32(p[i]);
+  return r;
+}
+inline F32x8 load_i8(const int8_t* p) {
+  F32x8 r;
+  for (int i = 0; i < kLanes; ++i) r.v[i] = static_cast<float>(p[i]);
+  return r;
+}
+inline F32x8 add(F32x8 a, F32x8 b) {
+  for (int i = 0; i < kLanes; ++i) a.v[i] += b.v[i];
+  return a;
+}
+inline F32x8 mul(F32x8 a, F32x8 b) {
+  for (int i = 0; i < kLanes; ++i) a.v[i] *= b.v[i];
+  return a;
+}
+inline F32x8 fma(F32x8 a, F32x8 b, F32x8 c) {
+  for (int i = 0; i < kLanes; ++i) c.v[i] += a.v[i] * b.v[i];
+  return c;
+}
+inline float hsum(F32x8 a) {
+  float s = 0.0f;
+  for (int i = 0; i < kLanes; ++i) s += a.v[i];
+  return s;
+}
+inline float f16_scalar(uint16_t h) { return tessera::f16_to_f32(h); }
+
+#endif
+
+}  // namespace tessera::cpu::simd

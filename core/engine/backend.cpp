@@ -1,0 +1,53 @@
+#include "core/engine/backend.h"
+
+#include <cstdlib>
+
+#include "core/util/error.h"
+
+namespace tessera {
+namespace {
+
+std::string explain_search(const PluginHost& host) {
+  std::string s = "\nloaded backends:";
+  if (host.plugins().empty()) s += " none";
+  for (const auto& p : host.plugins()) s += " " + p->name();
+  for (const auto& f : host.failures()) s += "\nrefused: " + f.message;
+  s += "\nsearched:";
+  for (const auto& d : host.searched_dirs()) s += "\n  " + d.path + (d.exists ? "" : " (missing)");
+  return s + "\n(use --plugin-dir DIR or TESSERA_PLUGIN_PATH to add a directory)";
+}
+
+}  // namespace
+
+Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_threads) {
+  std::string name = spec;
+  int32_t index = 0;
+  if (const auto colon = spec.find(':'); colon != std::string::npos) {
+    name = spec.substr(0, colon);
+    const std::string idx = spec.substr(colon + 1);
+    char* end = nullptr;
+    const long v = std::strtol(idx.c_str(), &end, 10);
+    if (idx.empty() || *end != '\0' || v < 0) {
+      throw Error("backend '" + spec + "': the device index after ':' must be a number >= 0");
+    }
+    index = static_cast<int32_t>(v);
+  }
+  auto plugin = host.find(name);
+  if (!plugin) throw Error("no backend named '" + name + "'" + explain_search(host));
+  const int32_t count = plugin->device_count();
+  if (count == 0) {
+    const std::string why = plugin->unavailable_reason();
+    throw Error("backend '" + name + "' (" + plugin->path().string() + ") has no usable device" +
+                (why.empty() ? "" : ": " + why));
+  }
+  if (index >= count) {
+    throw Error("backend '" + name + "' has " + std::to_string(count) + " device(s); there is no device " +
+                std::to_string(index));
+  }
+  Backend b;
+  b.device = Device::open(plugin, index, n_threads);
+  b.registry = std::make_unique<KernelRegistry>(std::vector<std::shared_ptr<const PluginLibrary>>{plugin});
+  return b;
+}
+
+}  // namespace tessera

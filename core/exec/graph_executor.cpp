@@ -1,0 +1,246 @@
+#include "core/exec/graph_executor.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/util/error.h"
+
+namespace tessera {
+namespace {
+
+// The dtype a node's kernel is registered under (see the op list in plugin_abi.h).
+DType key_dtype(const Graph& g, const GraphNode& n) {
+  switch (n.op) {
+    case OpKind::MatMul:
+    case OpKind::Attention:
+      return g.tensor(n.inputs.at(1)).dtype;
+    case OpKind::KvWrite:
+      return g.tensor(n.output).dtype;
+    default:
+      return g.tensor(n.inputs.at(0)).dtype;
+  }
+}
+
+std::string describe_node(const GraphNode& n, size_t index) {
+  return "node " + std::to_string(index) + " (" + std::string(op_name(n.op)) +
+         (n.label.empty() ? "" : ", " + n.label) + ")";
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(const Graph& graph, const WeightFile& weights, std::shared_ptr<Device> device,
+                             const KernelRegistry& registry, KvCacheShape kv)
+    : graph_(graph), device_(std::move(device)), kv_(kv) {
+  if (graph_.logits() < 0) throw Error("the model graph has no logits output");
+  if (kv_.block_size <= 0 || kv_.n_blocks <= 0) {
+    throw Error("KV cache needs a positive block size and block count (got " +
+                std::to_string(kv_.block_size) + " and " + std::to_string(kv_.n_blocks) + ")");
+  }
+  placement_.resize(graph_.tensors().size());
+  resolve_kernels(registry);
+  place_weights(weights);
+  allocate_cache();
+}
+
+void GraphExecutor::resolve_kernels(const KernelRegistry& registry) {
+  kernels_.resize(graph_.nodes().size());
+  for (size_t i = 0; i < graph_.nodes().size(); ++i) {
+    const GraphNode& n = graph_.nodes()[i];
+    const DType dtype = key_dtype(graph_, n);
+    const RegisteredKernel* k = registry.find(n.op, dtype, device_->plugin());
+    if (!k) {
+      throw Error("backend '" + device_->plugin().name() + "' has no kernel for " +
+                  std::string(op_name(n.op)) + " with " + std::string(dtype_name(dtype)) + " data, needed by " +
+                  describe_node(n, i));
+    }
+    kernels_[i] = k->desc;
+  }
+}
+
+void GraphExecutor::place_weights(const WeightFile& weights) {
+  for (size_t i = 0; i < graph_.tensors().size(); ++i) {
+    const GraphTensor& t = graph_.tensors()[i];
+    if (t.role != TensorRole::Weight) continue;
+    const TensorView* view = weights.find_tensor(t.file_name);
+    if (!view) throw Error(weights.path() + ": no tensor '" + t.file_name + "' (weight '" + t.name + "')");
+    if (view->dtype != t.dtype || view->shape != t.shape) {
+      throw Error(weights.path() + ": tensor '" + t.file_name + "' does not match the compiled graph");
+    }
+    // Kernels only read weights, so handing the read-only mapping to the device is safe.
+    owned_.push_back(DeviceBuffer::wrap_host(device_, const_cast<void*>(view->data), view->n_bytes, t.file_name));
+    placement_[i] = {owned_.back().handle(), 0};
+    weight_bytes_ += view->n_bytes;
+  }
+}
+
+void GraphExecutor::allocate_cache() {
+  const StepDims none;
+  for (size_t i = 0; i < graph_.tensors().size(); ++i) {
+    const GraphTensor& t = graph_.tensors()[i];
+    if (t.role != TensorRole::Cache) continue;
+    const uint64_t bytes = tensor_bytes(static_cast<int>(i), none);
+    owned_.push_back(DeviceBuffer::alloc(device_, bytes, "KV cache " + t.name));
+    placement_[i] = {owned_.back().handle(), 0};
+    kv_bytes_ += bytes;
+  }
+}
+
+int64_t GraphExecutor::resolve_dim(int64_t d, const StepDims& dims) const {
+  if (d >= 0) return d;
+  switch (static_cast<SymDim>(d)) {
+    case SymDim::Tokens: return dims.tokens;
+    case SymDim::Outputs: return dims.outputs;
+    case SymDim::Seqs: return dims.seqs;
+    case SymDim::MaxBlocksPerSeq: return dims.max_blocks;
+    case SymDim::CacheBlocks: return kv_.n_blocks;
+    case SymDim::BlockSize: return kv_.block_size;
+  }
+  throw Error("unknown symbolic dimension " + std::to_string(d));
+}
+
+uint64_t GraphExecutor::tensor_bytes(int tensor, const StepDims& dims) const {
+  const GraphTensor& t = graph_.tensor(tensor);
+  int64_t rows = 1;
+  for (size_t k = 0; k + 1 < t.shape.size(); ++k) rows *= resolve_dim(t.shape[k], dims);
+  const int64_t cols = t.shape.empty() ? 1 : resolve_dim(t.shape.back(), dims);
+  return static_cast<uint64_t>(rows * dtype_row_bytes(t.dtype, cols));
+}
+
+tsr_tensor GraphExecutor::describe(int tensor, const StepDims& dims) const {
+  const GraphTensor& t = graph_.tensor(tensor);
+  tsr_tensor d{};
+  d.buffer = placement_[static_cast<size_t>(tensor)].buffer;
+  d.offset = placement_[static_cast<size_t>(tensor)].offset;
+  d.dtype = static_cast<tsr_dtype>(t.dtype);
+  d.ndim = static_cast<int32_t>(t.shape.size());
+  for (int k = 0; k < 4; ++k) d.shape[k] = k < d.ndim ? resolve_dim(t.shape[static_cast<size_t>(k)], dims) : 1;
+  return d;
+}
+
+void GraphExecutor::plan_activations(const StepDims& dims) {
+  // Lifetime of each activation: from the node writing it to the last node reading it;
+  // the logits live to the end so they can be read back.
+  const int n_nodes = static_cast<int>(graph_.nodes().size());
+  std::vector<int> ids;
+  std::vector<BufferLifetime> lifetimes;
+  std::vector<int> slot(graph_.tensors().size(), -1);
+  for (int i = 0; i < n_nodes; ++i) {
+    const GraphNode& n = graph_.nodes()[static_cast<size_t>(i)];
+    if (graph_.tensor(n.output).role == TensorRole::Activation && slot[static_cast<size_t>(n.output)] < 0) {
+      slot[static_cast<size_t>(n.output)] = static_cast<int>(ids.size());
+      ids.push_back(n.output);
+      lifetimes.push_back({tensor_bytes(n.output, dims), i, i});
+    }
+    for (int in : n.inputs) {
+      if (slot[static_cast<size_t>(in)] >= 0) {
+        lifetimes[static_cast<size_t>(slot[static_cast<size_t>(in)])].last_node = i;
+      }
+    }
+  }
+  if (slot[static_cast<size_t>(graph_.logits())] >= 0) {
+    lifetimes[static_cast<size_t>(slot[static_cast<size_t>(graph_.logits())])].last_node = n_nodes;
+  }
+  const MemoryPlan plan = plan_memory(lifetimes);
+  if (!arena_ || arena_->size() < plan.arena_bytes) {
+    arena_.reset();  // free the old arena before allocating a bigger one
+    arena_ = std::make_unique<DeviceBuffer>(DeviceBuffer::alloc(device_, plan.arena_bytes, "activations"));
+  }
+  for (size_t k = 0; k < ids.size(); ++k) {
+    placement_[static_cast<size_t>(ids[k])] = {arena_->handle(), plan.offsets[k]};
+  }
+  planned_ = dims;
+}
+
+void GraphExecutor::upload_inputs(const StepBatch& batch) {
+  for (size_t i = 0; i < graph_.tensors().size(); ++i) {
+    const GraphTensor& t = graph_.tensors()[i];
+    if (t.role != TensorRole::StepInput) continue;
+    const std::vector<int32_t>* src = nullptr;
+    switch (t.input) {
+      case StepInput::TokenIds: src = &batch.token_ids; break;
+      case StepInput::Positions: src = &batch.positions; break;
+      case StepInput::KvSlots: src = &batch.kv_slots; break;
+      case StepInput::TokenSeq: src = &batch.token_seq; break;
+      case StepInput::BlockTables: src = &batch.block_tables; break;
+      case StepInput::OutputRows: src = &batch.output_rows; break;
+    }
+    const uint64_t bytes = std::max<uint64_t>(src->size() * sizeof(int32_t), sizeof(int32_t));
+    auto it = input_buffer_.find(static_cast<int>(i));
+    if (it == input_buffer_.end() || owned_[it->second].size() < bytes) {
+      DeviceBuffer buf = DeviceBuffer::alloc(device_, std::max<uint64_t>(bytes, 256), "step input " + t.name);
+      if (it == input_buffer_.end()) {
+        owned_.push_back(std::move(buf));
+        it = input_buffer_.emplace(static_cast<int>(i), owned_.size() - 1).first;
+      } else {
+        owned_[it->second] = std::move(buf);
+      }
+    }
+    DeviceBuffer& buf = owned_[it->second];
+    if (!src->empty()) buf.write(0, src->data(), src->size() * sizeof(int32_t));
+    placement_[i] = {buf.handle(), 0};
+  }
+}
+
+void GraphExecutor::run(const StepBatch& batch, std::vector<float>* logits) {
+  const auto T = static_cast<size_t>(batch.n_tokens());
+  if (T == 0) throw Error("a step needs at least one token");
+  if (batch.positions.size() != T || batch.kv_slots.size() != T || batch.token_seq.size() != T ||
+      batch.block_tables.size() != static_cast<size_t>(batch.n_seqs) * static_cast<size_t>(batch.max_blocks_per_seq)) {
+    throw Error("inconsistent step batch: " + std::to_string(T) + " tokens but " +
+                std::to_string(batch.positions.size()) + " positions, " + std::to_string(batch.kv_slots.size()) +
+                " slots, " + std::to_string(batch.token_seq.size()) + " sequence ids");
+  }
+  const StepDims dims{static_cast<int64_t>(T), static_cast<int64_t>(batch.output_rows.size()), batch.n_seqs,
+                      batch.max_blocks_per_seq};
+  if (dims.tokens != planned_.tokens || dims.outputs != planned_.outputs || dims.seqs != planned_.seqs ||
+      dims.max_blocks != planned_.max_blocks) {
+    plan_activations(dims);
+  }
+  upload_inputs(batch);
+
+  std::vector<tsr_tensor> inputs;
+  device_->begin_step();
+  for (size_t i = 0; i < graph_.nodes().size(); ++i) {
+    const GraphNode& n = graph_.nodes()[i];
+    OpParams params = n.params;  // per-step fields are filled here
+    if (auto* a = std::get_if<AttentionParams>(&params)) {
+      a->block_size = kv_.block_size;
+      a->n_seqs = batch.n_seqs;
+      a->max_blocks_per_seq = batch.max_blocks_per_seq;
+    } else if (auto* w = std::get_if<KvWriteParams>(&params)) {
+      w->block_size = kv_.block_size;
+    }
+    inputs.clear();
+    for (int in : n.inputs) inputs.push_back(describe(in, dims));
+    const tsr_tensor out = describe(n.output, dims);
+    const tsr_op_call call{static_cast<tsr_op>(n.op), op_params_ptr(params), static_cast<int32_t>(inputs.size()),
+                           inputs.data(), &out};
+    try {
+      device_->run(*kernels_[i], call);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + " [" + describe_node(n, i) + "]");
+    }
+  }
+  device_->end_step();
+
+  const tsr_tensor out = describe(graph_.logits(), dims);
+  const size_t count = static_cast<size_t>(out.shape[0] * out.shape[1]);
+  logits->resize(count);
+  arena_->read(out.offset, logits->data(), count * sizeof(float));
+}
+
+void GraphExecutor::copy_kv_block(int32_t src_block, int32_t dst_block) {
+  std::vector<uint8_t> row;
+  for (size_t i = 0; i < graph_.tensors().size(); ++i) {
+    const GraphTensor& t = graph_.tensors()[i];
+    if (t.role != TensorRole::Cache) continue;
+    const uint64_t block_bytes = tensor_bytes(static_cast<int>(i), StepDims{}) / static_cast<uint64_t>(kv_.n_blocks);
+    row.resize(block_bytes);
+    auto& buf = *std::find_if(owned_.begin(), owned_.end(),
+                              [&](const DeviceBuffer& b) { return b.handle() == placement_[i].buffer; });
+    buf.read(block_bytes * static_cast<uint64_t>(src_block), row.data(), block_bytes);
+    buf.write(block_bytes * static_cast<uint64_t>(dst_block), row.data(), block_bytes);
+  }
+}
+
+}  // namespace tessera

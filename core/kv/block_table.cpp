@@ -1,0 +1,98 @@
+#include "core/kv/block_table.h"
+
+#include <limits>
+#include <string>
+
+#include "core/util/error.h"
+
+namespace tessera {
+
+namespace {
+
+int64_t blocks_for_tokens(int64_t n_tokens, int32_t block_size) {
+  return (n_tokens + block_size - 1) / block_size;
+}
+
+}  // namespace
+
+BlockTable::BlockTable(int32_t block_size) : block_size_(block_size) {
+  if (block_size <= 0) {
+    throw Error("BlockTable: block_size must be > 0, got " + std::to_string(block_size));
+  }
+}
+
+bool BlockTable::last_block_needs_copy(int64_t n_tokens, const BlockAllocator& allocator) const {
+  bool last_partly_filled = n_tokens_ % block_size_ != 0;
+  return n_tokens > 0 && last_partly_filled && allocator.ref_count(blocks_.back()) > 1;
+}
+
+int64_t BlockTable::blocks_needed(int64_t n_tokens, const BlockAllocator& allocator) const {
+  if (n_tokens < 0) {
+    throw Error("BlockTable: cannot reserve a negative number of tokens (" +
+                std::to_string(n_tokens) + ")");
+  }
+  if (n_tokens > std::numeric_limits<int64_t>::max() - n_tokens_ - block_size_) {
+    return std::numeric_limits<int64_t>::max();  // more than any cache holds
+  }
+  int64_t new_blocks = blocks_for_tokens(n_tokens_ + n_tokens, block_size_) -
+                       static_cast<int64_t>(blocks_.size());
+  return new_blocks + (last_block_needs_copy(n_tokens, allocator) ? 1 : 0);
+}
+
+std::optional<SlotReservation> BlockTable::append_tokens(int64_t n_tokens,
+                                                         BlockAllocator& allocator) {
+  if (blocks_needed(n_tokens, allocator) > allocator.n_free()) return std::nullopt;
+  if ((allocator.n_blocks() * block_size_) - 1 > std::numeric_limits<int32_t>::max()) {
+    throw Error("BlockTable: " + std::to_string(allocator.n_blocks()) + " blocks of " +
+                std::to_string(block_size_) + " tokens exceed the int32 slot range");
+  }
+
+  SlotReservation reservation;
+  reservation.first_position = n_tokens_;
+  // From here on allocate() cannot fail: blocks_needed() counted every block taken.
+  if (last_block_needs_copy(n_tokens, allocator)) {
+    int32_t src = blocks_.back();
+    int32_t dst = *allocator.allocate();
+    allocator.release(src);  // still held by the sequence(s) it is shared with
+    blocks_.back() = dst;
+    reservation.copy = BlockCopy{src, dst};
+  }
+  int64_t target = blocks_for_tokens(n_tokens_ + n_tokens, block_size_);
+  while (static_cast<int64_t>(blocks_.size()) < target) blocks_.push_back(*allocator.allocate());
+
+  reservation.slots.reserve(static_cast<size_t>(n_tokens));
+  for (int64_t i = 0; i < n_tokens; ++i) {
+    reservation.slots.push_back(slot_in_blocks(n_tokens_ + i));
+  }
+  n_tokens_ += n_tokens;
+  return reservation;
+}
+
+BlockTable BlockTable::fork(BlockAllocator& allocator) const {
+  BlockTable child(block_size_);
+  for (int32_t id : blocks_) allocator.retain(id);
+  child.blocks_ = blocks_;
+  child.n_tokens_ = n_tokens_;
+  return child;
+}
+
+void BlockTable::release(BlockAllocator& allocator) {
+  for (int32_t id : blocks_) allocator.release(id);
+  blocks_.clear();
+  n_tokens_ = 0;
+}
+
+int32_t BlockTable::slot_of(int64_t position) const {
+  if (position < 0 || position >= n_tokens_) {
+    throw Error("BlockTable: position " + std::to_string(position) +
+                " is outside the sequence's " + std::to_string(n_tokens_) + " tokens");
+  }
+  return slot_in_blocks(position);
+}
+
+int32_t BlockTable::slot_in_blocks(int64_t position) const {
+  int64_t block = blocks_[static_cast<size_t>(position / block_size_)];
+  return static_cast<int32_t>(block * block_size_ + position % block_size_);
+}
+
+}  // namespace tessera

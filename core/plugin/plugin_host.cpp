@@ -1,0 +1,131 @@
+#include "core/plugin/plugin_host.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+
+#include "core/util/error.h"
+
+namespace tessera {
+namespace {
+
+bool is_plugin_file_name(const std::string& name) {
+  return name.size() > 6 && name.starts_with("lib") && name.ends_with(".so");
+}
+
+// lib*.so entries of `dir` that are (or link to) regular files, sorted by file name.
+std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& dir,
+                                                   std::error_code& ec) {
+  std::vector<std::filesystem::path> files;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (is_plugin_file_name(it->path().filename().string()) && it->is_regular_file(type_ec)) {
+      files.push_back(it->path());
+    }
+  }
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return a.filename() < b.filename(); });
+  return files;
+}
+
+std::vector<std::string> split_path_list(const std::string& list) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t colon = std::min(list.find(':', start), list.size());
+    if (colon > start) parts.push_back(list.substr(start, colon - start));
+    start = colon + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+PluginHost::PluginHost(const std::vector<std::string>& search_dirs) {
+  for (const std::string& dir : search_dirs) scan_directory(dir);
+}
+
+bool PluginHost::first_visit(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::path key = std::filesystem::weakly_canonical(path, ec);
+  if (ec) key = path.lexically_normal();
+  return visited_.insert(key).second;
+}
+
+void PluginHost::refuse(const std::filesystem::path& file, std::string message) {
+  failures_.push_back(PluginFailure{.path = file.string(), .message = std::move(message)});
+}
+
+void PluginHost::scan_directory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const bool exists = std::filesystem::is_directory(dir, ec);
+  searched_.push_back(PluginSearchDir{.path = dir.string(), .exists = exists});
+  if (!exists || !first_visit(dir)) return;
+
+  const std::vector<std::filesystem::path> files = plugin_files_in(dir, ec);
+  if (ec) {
+    refuse(dir, dir.string() + ": cannot read the plugin directory: " + ec.message());
+    return;
+  }
+  for (const auto& file : files) load_file(file);
+}
+
+void PluginHost::load_file(const std::filesystem::path& file) {
+  if (!first_visit(file)) return;
+  std::shared_ptr<const PluginLibrary> plugin;
+  try {
+    plugin = PluginLibrary::load(file);
+  } catch (const std::exception& e) {
+    // tessera::Error for every refusal; anything else (bad_alloc, filesystem) is
+    // recorded the same way so one bad file never stops the scan.
+    refuse(file, e.what());
+    return;
+  }
+  if (const auto earlier = find(plugin->name())) {
+    refuse(file, file.string() + ": plugin '" + plugin->name() + "' already loaded from " +
+                     earlier->path().string());
+    return;  // `plugin` is unloaded here
+  }
+  plugins_.push_back(std::move(plugin));
+}
+
+std::shared_ptr<const PluginLibrary> PluginHost::find(std::string_view name) const {
+  for (const auto& plugin : plugins_) {
+    if (plugin->name() == name) return plugin;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> PluginHost::compose_search_dirs(const std::string& cli_plugin_dir,
+                                                         const std::string& plugin_path,
+                                                         const std::string& executable,
+                                                         const std::string& install_dir) {
+  std::vector<std::string> candidates;
+  if (!cli_plugin_dir.empty()) candidates.push_back(cli_plugin_dir);
+  for (const std::string& entry : split_path_list(plugin_path)) candidates.push_back(entry);
+  if (!executable.empty()) {
+    candidates.push_back(
+        (std::filesystem::path(executable).parent_path() / ".." / "lib" / "tessera").string());
+  }
+  if (!install_dir.empty()) candidates.push_back(install_dir);
+
+  std::vector<std::string> dirs;
+  for (const std::string& candidate : candidates) {
+    // "a/b/", "a/./b" and "a/b" are one directory.
+    std::string normal = std::filesystem::path(candidate).lexically_normal().string();
+    if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+    if (std::find(dirs.begin(), dirs.end(), normal) == dirs.end()) dirs.push_back(normal);
+  }
+  return dirs;
+}
+
+std::vector<std::string> PluginHost::default_search_dirs(const std::string& cli_plugin_dir) {
+  const char* plugin_path = std::getenv("TESSERA_PLUGIN_PATH");
+  std::error_code ec;
+  const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return compose_search_dirs(cli_plugin_dir, plugin_path ? plugin_path : "",
+                             ec ? std::string() : executable.string(),
+                             TESSERA_PLUGIN_INSTALL_DIR);
+}
+
+}  // namespace tessera

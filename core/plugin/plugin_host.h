@@ -1,0 +1,71 @@
+// Finds and loads the backend plugins: scans directories for lib*.so, keeps the ones
+// that load and validate, and records every refused file with its reason.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/plugin/plugin_library.h"
+
+namespace tessera {
+
+struct PluginFailure {
+  std::string path;     // the refused file, or a directory that could not be read
+  std::string message;  // the whole reason, starting with the path
+};
+
+struct PluginSearchDir {
+  std::string path;
+  bool exists = false;  // a missing directory is skipped, not an error
+};
+
+class PluginHost {
+ public:
+  PluginHost() = default;
+  // Scans each directory in order (see scan_directory).
+  explicit PluginHost(const std::vector<std::string>& search_dirs);
+
+  // Loads every lib*.so of `dir`, in file name order. A file that fails to load is
+  // recorded in failures() and does not stop the others. A plugin whose name is
+  // already taken is refused: "<file>: plugin 'cpu' already loaded from <first file>".
+  // A directory (or file) reached a second time, by whatever spelling, is skipped.
+  void scan_directory(const std::filesystem::path& dir);
+  // Loads one plugin file with the same rules; never throws for a bad plugin.
+  void load_file(const std::filesystem::path& file);
+
+  // The plugin called `name`, or nullptr.
+  std::shared_ptr<const PluginLibrary> find(std::string_view name) const;
+  // Loaded plugins in load order: the first directory's first, then by file name.
+  const std::vector<std::shared_ptr<const PluginLibrary>>& plugins() const { return plugins_; }
+  const std::vector<PluginFailure>& failures() const { return failures_; }
+  const std::vector<PluginSearchDir>& searched_dirs() const { return searched_; }
+
+  // The CLI's search order: `cli_plugin_dir` (--plugin-dir, skipped if empty), each
+  // entry of $TESSERA_PLUGIN_PATH, <directory of the running executable>/../lib/tessera,
+  // then the install directory TESSERA_PLUGIN_INSTALL_DIR. The only place that reads
+  // the environment.
+  static std::vector<std::string> default_search_dirs(const std::string& cli_plugin_dir);
+  // The same order from explicit inputs: `plugin_path` is colon-separated (empty
+  // entries ignored), `executable` the running program's path ("" to leave it out).
+  // Duplicates (after lexical normalisation) keep their first place.
+  static std::vector<std::string> compose_search_dirs(const std::string& cli_plugin_dir,
+                                                      const std::string& plugin_path,
+                                                      const std::string& executable,
+                                                      const std::string& install_dir);
+
+ private:
+  // False if `path` was seen before (compared by canonical path).
+  bool first_visit(const std::filesystem::path& path);
+  void refuse(const std::filesystem::path& file, std::string message);
+
+  std::vector<std::shared_ptr<const PluginLibrary>> plugins_;
+  std::vector<PluginFailure> failures_;
+  std::vector<PluginSearchDir> searched_;
+  std::set<std::filesystem::path> visited_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,90 @@
+#include "core/plugin/table_check.h"
+
+#include <cstring>
+
+#include "core/util/error.h"
+
+namespace tessera {
+namespace {
+
+// The slots a host cannot work without. The optional ones (unavailable_reason,
+// buffer_host_ptr, buffer_wrap_host, step_begin, step_end) may be null.
+void check_required_slots(const tsr_plugin& t, const std::string& file) {
+  const struct {
+    const char* slot;
+    bool present;
+  } required[] = {
+      {"name", t.name != nullptr},
+      {"device_count", t.device_count != nullptr},
+      {"device_info", t.device_info != nullptr},
+      {"device_open", t.device_open != nullptr},
+      {"device_close", t.device_close != nullptr},
+      {"buffer_alloc", t.buffer_alloc != nullptr},
+      {"buffer_free", t.buffer_free != nullptr},
+      {"buffer_write", t.buffer_write != nullptr},
+      {"buffer_read", t.buffer_read != nullptr},
+      {"last_error", t.last_error != nullptr},
+  };
+  for (const auto& r : required) {
+    if (!r.present) throw Error(file + ": required slot '" + r.slot + "' is null");
+  }
+  if (t.name[0] == '\0') throw Error(file + ": plugin name is empty");
+}
+
+// The bits of an ABI enum field as the plugin wrote them. Loading an enum object
+// that holds a value outside its enumerators is undefined in C++, so copy the bytes.
+template <typename Enum>
+int32_t raw_enum(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int32_t), "ABI enums are 32-bit");
+  int32_t value = 0;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
+void check_kernel(const tsr_kernel_desc& k, int32_t index, const std::string& file) {
+  const std::string which = file + ": kernel " + std::to_string(index) +
+                            (k.name ? " ('" + std::string(k.name) + "')" : std::string());
+  const int32_t op = raw_enum(k.op);
+  if (op < 0 || op >= TSR_OP_COUNT) {
+    throw Error(which + ": op " + std::to_string(op) + " is not a known op");
+  }
+  const int32_t dtype = raw_enum(k.dtype);
+  if (dtype < 0 || dtype >= TSR_DTYPE_COUNT) {
+    throw Error(which + ": dtype " + std::to_string(dtype) + " is not a known dtype");
+  }
+  if (k.run == nullptr) throw Error(which + ": run is null");
+}
+
+void check_kernel_list(const tsr_plugin& t, const std::string& file) {
+  if (t.kernel_count < 0) {
+    throw Error(file + ": kernel_count is " + std::to_string(t.kernel_count));
+  }
+  if (t.kernel_count > 0 && t.kernels == nullptr) {
+    throw Error(file + ": kernel list is null but kernel_count is " +
+                std::to_string(t.kernel_count));
+  }
+  for (int32_t i = 0; i < t.kernel_count; ++i) check_kernel(t.kernels[i], i, file);
+}
+
+}  // namespace
+
+void check_plugin_table(const tsr_plugin* table, const std::string& file) {
+  if (table == nullptr) {
+    throw Error(file + ": entry point '" TSR_PLUGIN_ENTRY_SYMBOL "' returned no plugin table");
+  }
+  // Only the first two fields are known to exist until both are checked.
+  if (table->abi_version != TSR_ABI_VERSION) {
+    throw Error(file + ": plugin ABI version " + std::to_string(table->abi_version) +
+                " is not supported by this host (expects " + std::to_string(TSR_ABI_VERSION) +
+                ")");
+  }
+  if (table->struct_size < sizeof(tsr_plugin)) {
+    throw Error(file + ": plugin table is " + std::to_string(table->struct_size) +
+                " bytes, smaller than the " + std::to_string(sizeof(tsr_plugin)) +
+                " bytes of ABI version " + std::to_string(TSR_ABI_VERSION));
+  }
+  check_required_slots(*table, file);
+  check_kernel_list(*table, file);
+}
+
+}  // namespace tessera

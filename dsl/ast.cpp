@@ -1,0 +1,38 @@
+#include "dsl/ast.h"
+
+namespace tessera::dsl {
+
+std::string_view SourceText::line_at(int line) const {
+  if (line < 1) return {};
+  size_t start = 0;
+  for (int l = 1; l < line; ++l) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return {};
+    ++start;
+  }
+  size_t stop = text.find('\n', start);
+  if (stop == std::string::npos) stop = text.size();
+  if (stop > start && text[stop - 1] == '\r') --stop;  // CRLF files
+  return std::string_view(text).substr(start, stop - start);
+}
+
+std::string_view SourceText::slice(size_t begin, size_t end) const {
+  if (begin > text.size() || end < begin) return {};
+  return std::string_view(text).substr(begin, end - begin);
+}
+
+const HParamDecl* ModelDef::find_hparam(std::string_view wanted) const {
+  for (const HParamDecl& h : hparams) {
+    if (h.name == wanted) return &h;
+  }
+  return nullptr;
+}
+
+const WeightDecl* ModelDef::find_weight(std::string_view wanted) const {
+  for (const WeightDecl& w : weights) {
+    if (w.name == wanted) return &w;
+  }
+  return nullptr;
+}
+
+}  // namespace tessera::dsl

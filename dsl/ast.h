@@ -1,0 +1,141 @@
+// The syntax tree of a model definition (.tsr file) as the parser builds it. Every
+// node keeps its source location so that later passes can point at the offending text.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::dsl {
+
+// A place in the source: 1-based line and byte column, and the byte offset.
+struct SourceLocation {
+  int line = 0;
+  int column = 0;
+  size_t offset = 0;
+};
+
+// The text of a model definition with the name it is reported under.
+struct SourceText {
+  std::string file_name;
+  std::string text;
+
+  // The text of line `line` (1-based) without its line break; empty if out of range.
+  std::string_view line_at(int line) const;
+  // Bytes [begin, end) of the text.
+  std::string_view slice(size_t begin, size_t end) const;
+};
+
+enum class ExprKind {
+  Number,  // 8, 1e-5, 10000.0
+  String,  // "blk.{i}.attn_q.weight"
+  Name,    // x, d_model, tok_embd, i, neox
+  Index,   // wq[i]: args[0] is the index
+  Call,    // rms_norm(x, w, eps: norm_eps): args are positional, `named` the attributes
+  Unary,   // -x: args[0]
+  Binary,  // a + b: args[0] op args[1]
+};
+
+// What an expression evaluates to; filled in by the semantic check.
+enum class ValueType { Unknown, Tensor, Scalar, String, Choice };
+
+// What a Name refers to; filled in by the semantic check.
+enum class NameKind { Unresolved, Variable, Weight, HParam, LoopVar, Choice };
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+// `name: value` inside a call.
+struct NamedArg {
+  std::string name;
+  SourceLocation loc;
+  ExprPtr value;
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::Number;
+  SourceLocation loc;       // first character
+  SourceLocation op_loc;    // Unary/Binary: the operator
+  size_t begin = 0;         // source bytes [begin, end) of the whole expression
+  size_t end = 0;
+  std::string text;         // Name/Index/Call: the name; String: the contents
+  double number = 0;        // Number: the value
+  bool is_integer = false;  // Number: written without '.' or exponent
+  int64_t integer = 0;      // Number: the value when is_integer
+  char op = 0;              // Unary/Binary: '+', '-', '*', '/'
+  std::vector<ExprPtr> args;
+  std::vector<NamedArg> named;
+
+  ValueType type = ValueType::Unknown;      // set by the semantic check
+  NameKind name_kind = NameKind::Unresolved;  // Name/Index: set by the semantic check
+};
+
+// `var in begin .. end`: the half-open integer range [begin, end).
+struct Range {
+  std::string var;
+  SourceLocation var_loc;
+  ExprPtr begin;
+  ExprPtr end;
+};
+
+struct HParamDecl {
+  std::string name;
+  SourceLocation loc;
+  ExprPtr value;
+};
+
+// `layer i in 0 .. n_layers { ... }` in the weights section: one tensor per index.
+struct LayerGroup {
+  SourceLocation loc;
+  Range range;
+};
+
+// `name [dims] = "file name" else fallback`.
+struct WeightDecl {
+  std::string name;
+  SourceLocation loc;
+  SourceLocation dims_loc;           // the '['
+  std::vector<ExprPtr> dims;         // outermost first
+  std::string file_name;             // may hold {i}, {arch} or {hparam} placeholders
+  SourceLocation file_name_loc;
+  std::string fallback;              // weight used when the file lacks this one; "" = none
+  SourceLocation fallback_loc;
+  int group = -1;                    // index into ModelDef::layer_groups; -1 = one tensor
+};
+
+struct Statement {
+  enum class Kind { Assign, For };
+  Kind kind = Kind::Assign;
+  SourceLocation loc;
+  std::string text;        // Assign: the statement's source, blanks collapsed (node labels)
+  std::string target;      // Assign: the variable
+  ExprPtr value;           // Assign
+  Range range;             // For
+  std::vector<Statement> body;  // For
+};
+
+// A top-level section as it appeared (to report duplicates and missing ones).
+struct SectionMark {
+  std::string keyword;  // "hparams", "weights", "forward"
+  SourceLocation loc;
+};
+
+struct ModelDef {
+  SourceText source;
+  std::string name;
+  SourceLocation name_loc;
+  std::vector<SectionMark> sections;
+  std::vector<HParamDecl> hparams;
+  std::vector<LayerGroup> layer_groups;
+  std::vector<WeightDecl> weights;
+  std::vector<Statement> forward;
+  SourceLocation forward_loc;  // the `forward` keyword
+
+  const HParamDecl* find_hparam(std::string_view name) const;  // nullptr if absent
+  const WeightDecl* find_weight(std::string_view name) const;  // nullptr if absent
+};
+
+}  // namespace tessera::dsl

@@ -1,0 +1,137 @@
+#include "dsl/forward.h"
+
+#include <algorithm>
+
+#include "dsl/diagnostics.h"
+
+namespace tessera::dsl {
+
+ForwardCompiler::ForwardCompiler(const ModelDef& model, const HParamValues& hparams,
+                                 const WeightBindings& weights, GraphBuilder& builder)
+    : model_(model), weights_(weights), builder_(builder), scope_(hparams) {}
+
+void ForwardCompiler::run() { run_block(model_.forward); }
+
+void ForwardCompiler::run_block(const std::vector<Statement>& block) {
+  for (const Statement& s : block) {
+    if (s.kind == Statement::Kind::For) {
+      run_loop(s);
+    } else {
+      run_assignment(s);
+    }
+  }
+}
+
+void ForwardCompiler::run_loop(const Statement& s) {
+  const int64_t begin = require_integer(scalar(*s.range.begin), *s.range.begin, model_.source,
+                                        "the first index of a for loop");
+  const int64_t end = require_integer(scalar(*s.range.end), *s.range.end, model_.source,
+                                      "the end index of a for loop");
+  for (int64_t i = begin; i < end; ++i) {
+    scope_.push_loop_var(s.range.var, i);
+    run_block(s.body);
+    scope_.pop_loop_var();
+  }
+}
+
+void ForwardCompiler::run_assignment(const Statement& s) {
+  const int64_t layer = scope_.innermost_loop_value();
+  std::string label = layer >= 0 ? "layer " + std::to_string(layer) + ": " + s.text : s.text;
+  builder_.set_statement(std::move(label), s.target, static_cast<int>(layer));
+  const int id = tensor_value(*s.value);
+  builder_.name_result(id);
+  variables_[s.target] = id;
+  assigned_by_[s.target] = &s;
+}
+
+// The semantic check typed every expression, so only tensor-valued kinds arrive here.
+int ForwardCompiler::tensor_value(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Name:
+      if (e.name_kind == NameKind::Variable) return variables_.at(e.text);
+      return weight_value(e);
+    case ExprKind::Index: return weight_value(e);
+    case ExprKind::Binary: return binary_value(e);
+    case ExprKind::Call: return call_value(e);
+    default: break;
+  }
+  throw tessera::Error("internal: '" + std::string(model_.source.slice(e.begin, e.end)) +
+                       "' is not a tensor expression");
+}
+
+int ForwardCompiler::weight_value(const Expr& e) {
+  const WeightDecl& decl = *model_.find_weight(e.text);
+  int64_t layer = -1;
+  if (e.kind == ExprKind::Index) {
+    const Expr& index = *e.args[0];
+    layer = require_integer(scalar(index), index, model_.source, "the index of '" + e.text + "'");
+  }
+  const BoundWeight& w = weights_.get(decl, layer, e);
+  return builder_.weight(w.graph_name, w.file_name, w.dtype, w.shape);
+}
+
+int ForwardCompiler::binary_value(const Expr& e) {
+  const Expr& lhs = *e.args[0];
+  const Expr& rhs = *e.args[1];
+  if (lhs.type == ValueType::Tensor && rhs.type == ValueType::Tensor) {
+    const int a = tensor_value(lhs);
+    const int b = tensor_value(rhs);
+    return lower_elementwise(builder_, e, a, b);
+  }
+  // A tensor scaled by a number: x * s, s * x or x / s.
+  const bool tensor_first = lhs.type == ValueType::Tensor;
+  const int x = tensor_value(tensor_first ? lhs : rhs);
+  const Expr& factor_expr = tensor_first ? rhs : lhs;
+  double factor = scalar(factor_expr).as_double();
+  if (e.op == '/') {
+    if (factor == 0) fail_at(model_.source, e.op_loc, "division by zero in '" + std::string(model_.source.slice(e.begin, e.end)) + "'");
+    factor = 1.0 / factor;
+  }
+  return lower_scale_by(builder_, x, factor);
+}
+
+int ForwardCompiler::call_value(const Expr& e) {
+  const OpSpec& spec = *find_op(e.text);
+  OpCall call;
+  call.spec = &spec;
+  call.expr = &e;
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    call.params.push_back(bind(spec.params[i], *e.args[i],
+                               "argument '" + std::string(spec.params[i].name) + "' of " + e.text));
+  }
+  for (const ArgSpec& a : spec.attributes) {
+    const auto given = std::find_if(e.named.begin(), e.named.end(),
+                                    [&](const NamedArg& n) { return n.name == a.name; });
+    call.attributes.push_back(given != e.named.end()
+                                  ? bind(a, *given->value, "attribute '" + given->name + "' of " + e.text)
+                                  : default_value(a));
+  }
+  return spec.lower(builder_, call);
+}
+
+ArgValue ForwardCompiler::bind(const ArgSpec& spec, const Expr& e, const std::string& what) {
+  ArgValue v;
+  v.present = true;
+  v.expr = &e;
+  switch (spec.type) {
+    case ArgType::Tensor: v.tensor = tensor_value(e); break;
+    case ArgType::Int: v.scalar = Scalar::of_integer(require_integer(scalar(e), e, model_.source, what)); break;
+    case ArgType::Float: v.scalar = scalar(e); break;
+    case ArgType::Choice:
+      v.choice = static_cast<int>(std::find(spec.choices.begin(), spec.choices.end(), e.text) - spec.choices.begin());
+      break;
+  }
+  return v;
+}
+
+ArgValue ForwardCompiler::default_value(const ArgSpec& spec) const {
+  ArgValue v;
+  if (!spec.default_value) return v;  // the lowering computes it
+  v.present = true;
+  const double d = *spec.default_value;
+  if (spec.type == ArgType::Choice) v.choice = static_cast<int>(d);
+  v.scalar = spec.type == ArgType::Int ? Scalar::of_integer(static_cast<int64_t>(d)) : Scalar::of_real(d);
+  return v;
+}
+
+}  // namespace tessera::dsl

@@ -1,0 +1,47 @@
+// Unrolling the forward section: loops run at compile time, each assignment's
+// expression is lowered to graph nodes through the GraphBuilder.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dsl/ast.h"
+#include "dsl/hparams.h"
+#include "dsl/lowering.h"
+#include "dsl/weight_binding.h"
+
+namespace tessera::dsl {
+
+class ForwardCompiler {
+ public:
+  ForwardCompiler(const ModelDef& model, const HParamValues& hparams, const WeightBindings& weights,
+                  GraphBuilder& builder);
+
+  // Lowers the whole forward section.
+  void run();
+  // The tensor a top-level variable holds at the end, and the statement that set it last.
+  int variable(const std::string& name) const { return variables_.at(name); }
+  const Statement& last_assignment(const std::string& name) const { return *assigned_by_.at(name); }
+
+ private:
+  void run_block(const std::vector<Statement>& block);
+  void run_loop(const Statement& s);
+  void run_assignment(const Statement& s);
+  int tensor_value(const Expr& e);
+  int weight_value(const Expr& e);
+  int binary_value(const Expr& e);
+  int call_value(const Expr& e);
+  ArgValue bind(const ArgSpec& spec, const Expr& e, const std::string& what);
+  ArgValue default_value(const ArgSpec& spec) const;
+  Scalar scalar(const Expr& e) const { return eval_scalar(e, scope_, model_.source); }
+
+  const ModelDef& model_;
+  const WeightBindings& weights_;
+  GraphBuilder& builder_;
+  ValueScope scope_;
+  std::map<std::string, int> variables_;  // name -> tensor id
+  std::map<std::string, const Statement*> assigned_by_;
+};
+
+}  // namespace tessera::dsl

@@ -1,0 +1,119 @@
+// The grammar of model definitions (.tsr files) as PEGTL rules, one per line. The
+// actions that build the AST are in parser.cpp, the messages of failed `must`s in grammar_errors.h.
+#pragma once
+
+#include <tao/pegtl.hpp>
+
+namespace tessera::dsl::grammar {
+
+using namespace tao::pegtl;  // NOLINT: rules read best unqualified
+
+// A rule with an error message raises whenever it fails, so a rule that is required
+// in one place (must<>) and optional in another gets a twin for the optional use
+// (`positional_arg` for `expression`, `unary` for `negated`, `argument` for
+// `next_argument`).
+
+// ---- lexical ---------------------------------------------------------------
+struct comment : seq<one<'#'>, until<eolf>> {};                 // '#' to the end of the line
+struct blank : sor<space, comment> {};                         // spaces, line breaks, comments
+struct sep : star<blank> {};                                    // optional blanks between tokens
+struct name : identifier {};                                    // [A-Za-z_][A-Za-z0-9_]*
+struct digits : plus<digit> {};                                 // 0-9 at least once
+struct fraction : seq<one<'.'>, digits> {};                     // a digit must follow '.', so `0..n` is a range
+struct exponent : seq<one<'e', 'E'>, opt<one<'+', '-'>>, digits> {};  // e-5
+struct number : seq<digits, opt<fraction>, opt<exponent>> {};   // 8, 10000.0, 1e-5
+struct string_body : star<not_one<'"', '\n'>> {};               // no escapes, no line breaks
+struct string_close : one<'"'> {};                              // the closing quote
+struct string_literal : seq<one<'"'>, string_body, must<string_close>> {};  // "blk.{i}.attn_q.weight"
+
+struct kw_model : TAO_PEGTL_KEYWORD("model") {};
+struct kw_hparams : TAO_PEGTL_KEYWORD("hparams") {};
+struct kw_weights : TAO_PEGTL_KEYWORD("weights") {};
+struct kw_forward : TAO_PEGTL_KEYWORD("forward") {};
+struct kw_layer : TAO_PEGTL_KEYWORD("layer") {};
+struct kw_for : TAO_PEGTL_KEYWORD("for") {};
+struct kw_in : TAO_PEGTL_KEYWORD("in") {};
+struct kw_else : TAO_PEGTL_KEYWORD("else") {};
+
+struct equals : one<'='> {};                                    // name = value
+struct open_brace : one<'{'> {};                                // opens a block
+struct close_brace : one<'}'> {};                               // closes a block
+struct comma : one<','> {};                                     // separates list items
+struct colon : one<':'> {};                                     // attribute: value
+struct dotdot : TAO_PEGTL_STRING("..") {};                      // begin .. end
+
+// ---- expressions (precedence: unary minus, then * /, then + -) ---------------
+struct expression;
+struct negation;
+struct primary;
+struct product;
+struct sum_tail;
+struct paren_open : one<'('> {};                                // grouping
+struct paren_close : one<')'> {};                               // end of grouping
+struct paren_expr : seq<paren_open, sep, must<expression>, sep, must<paren_close>> {};  // (a + b)
+struct name_ref : name {};                                      // variable, weight, hyper-parameter
+struct call_open : one<'('> {};                                 // directly after a name: a call
+struct call_close : one<')'> {};                                // end of the argument list
+struct named_arg : seq<at<name, sep, colon>, name, sep, colon, sep, must<expression>> {};  // eps: norm_eps
+struct positional_arg : seq<product, star<sep, sum_tail>> {};  // x (an expression, but optional here)
+struct argument : sor<named_arg, positional_arg> {};            // one argument
+struct next_argument : sor<named_arg, positional_arg> {};       // an argument after a comma
+struct more_arguments : star<comma, sep, must<next_argument>, sep> {};  // , y, eps: 1e-5
+struct call_suffix : seq<call_open, sep, opt<argument, sep, more_arguments>, must<call_close>> {};  // (x, w)
+struct index_open : one<'['> {};                                // directly after a name: an index
+struct index_close : one<']'> {};                               // end of the index
+struct index_suffix : seq<index_open, sep, must<expression>, sep, must<index_close>> {};  // [i]
+struct name_expr : seq<name_ref, opt<sor<call_suffix, index_suffix>>> {};  // x, f(...), w[i]
+struct primary : sor<number, string_literal, paren_expr, name_expr> {};  // an operand
+struct negated : sor<negation, primary> {};                     // the operand of unary minus
+struct negation : seq<one<'-'>, sep, must<negated>> {};         // -x
+struct unary : sor<negation, primary> {};                       // operand with optional minus
+struct mul_op : one<'*', '/'> {};                               // * or /
+struct product_rhs : unary {};                                  // right operand of * or /
+struct product_tail : seq<mul_op, sep, must<product_rhs>> {};   // * b
+struct product : seq<unary, star<sep, product_tail>> {};        // a * b / c
+struct add_op : one<'+', '-'> {};                               // + or -
+struct sum_rhs : product {};                                    // right operand of + or -
+struct sum_tail : seq<add_op, sep, must<sum_rhs>> {};           // + b
+struct expression : seq<product, star<sep, sum_tail>> {};       // a + b * c
+
+// ---- model NAME --------------------------------------------------------------
+struct model_name : name {};                                    // the model's name, also {arch} without a file
+struct model_decl : seq<kw_model, sep, must<model_name>> {};    // model llama
+
+// ---- hparams { name = expression ... } --------------------------------------
+struct hparam_def : seq<name, sep, must<equals>, sep, must<expression>> {};  // d_model = meta("...")
+struct hparams_section : seq<kw_hparams, sep, must<open_brace>, sep, until<close_brace, must<hparam_def>, sep>> {};
+
+// ---- weights { name [dims] = "file name" else fallback ... } -----------------
+struct dim : expression {};                                     // one dimension, outermost first
+struct dim_open : one<'['> {};                                  // starts the shape
+struct dim_close : one<']'> {};                                 // ends the shape
+struct dim_list : seq<dim_open, sep, must<dim>, sep, star<comma, sep, must<dim>, sep>, must<dim_close>> {};  // [n_vocab, d_model]
+struct weight_file : string_literal {};                         // the tensor's name in the weights file
+struct fallback_name : name {};                                 // weight used when the file lacks this one
+struct weight_fallback : seq<kw_else, sep, must<fallback_name>> {};  // else tok_embd
+struct weight_def : seq<name, sep, must<dim_list>, sep, must<equals>, sep, must<weight_file>, opt<sep, weight_fallback>> {};
+struct loop_var : name {};                                      // i
+struct range_begin : expression {};                             // first index
+struct range_end : expression {};                               // one past the last index
+struct range : seq<loop_var, sep, must<kw_in>, sep, must<range_begin>, sep, must<dotdot>, sep, must<range_end>> {};  // i in 0 .. n_layers
+struct layer_header : seq<kw_layer, sep, must<range>, sep, must<open_brace>> {};  // layer i in 0 .. n_layers {
+struct layer_group : seq<layer_header, sep, until<close_brace, must<weight_def>, sep>> {};  // one tensor per layer
+struct weight_entry : sor<layer_group, weight_def> {};          // a declaration or a layer group
+struct weights_section : seq<kw_weights, sep, must<open_brace>, sep, until<close_brace, must<weight_entry>, sep>> {};
+
+// ---- forward { statements } ---------------------------------------------------
+struct statement;
+struct assignment : seq<name, sep, must<equals>, sep, must<expression>> {};  // x = x + h
+struct for_header : seq<kw_for, sep, must<range>, sep, must<open_brace>> {};  // for i in 0 .. n_layers {
+struct for_loop : seq<for_header, sep, until<close_brace, must<statement>, sep>> {};  // unrolled at compile time
+struct statement : sor<for_loop, assignment> {};                // one statement
+struct forward_section : seq<kw_forward, sep, must<open_brace>, sep, until<close_brace, must<statement>, sep>> {};
+
+// ---- the file ----------------------------------------------------------------------
+struct section : sor<hparams_section, weights_section, forward_section> {};  // any order; checked later
+struct end_of_file : eof {};                                    // nothing after the last section
+struct model_file : seq<sep, must<model_decl>, sep, star<section, sep>, must<end_of_file>> {};
+
+}  // namespace tessera::dsl::grammar

@@ -1,0 +1,53 @@
+// The error-message table of the DSL grammar: what the parser says when a rule that
+// is required at that point (inside must<>) does not match. Messages start with "expected".
+#pragma once
+
+#include "dsl/grammar.h"
+
+namespace tessera::dsl::grammar {
+
+template <typename Rule>
+inline constexpr const char* error_message = nullptr;
+
+// clang-format off
+template <> inline constexpr auto error_message<string_close> = "expected '\"' to close the string before the end of the line";
+template <> inline constexpr auto error_message<equals> = "expected '='";
+template <> inline constexpr auto error_message<open_brace> = "expected '{'";
+template <> inline constexpr auto error_message<kw_in> = "expected 'in' after the loop variable";
+template <> inline constexpr auto error_message<dotdot> = "expected '..' between the first and the end index";
+template <> inline constexpr auto error_message<expression> = "expected an expression";
+template <> inline constexpr auto error_message<paren_close> = "expected ')' to close the parenthesis";
+template <> inline constexpr auto error_message<next_argument> = "expected an argument after ','";
+template <> inline constexpr auto error_message<call_close> = "expected ',' or ')' after an argument";
+template <> inline constexpr auto error_message<index_close> = "expected ']' after the index";
+template <> inline constexpr auto error_message<negated> = "expected an operand after '-'";
+template <> inline constexpr auto error_message<product_rhs> = "expected an operand after the operator";
+template <> inline constexpr auto error_message<sum_rhs> = "expected an operand after the operator";
+template <> inline constexpr auto error_message<model_name> = "expected the model's name after 'model'";
+template <> inline constexpr auto error_message<model_decl> = "expected 'model NAME' at the start of the file";
+template <> inline constexpr auto error_message<hparam_def> = "expected a hyper-parameter 'name = expression' or '}'";
+template <> inline constexpr auto error_message<dim> = "expected a dimension";
+template <> inline constexpr auto error_message<dim_list> = "expected the weight's shape '[dim, ...]' after its name";
+template <> inline constexpr auto error_message<dim_close> = "expected ',' or ']' after a dimension";
+template <> inline constexpr auto error_message<weight_file> = "expected the tensor's name in the weights file, as a string";
+template <> inline constexpr auto error_message<fallback_name> = "expected the name of a weight after 'else'";
+template <> inline constexpr auto error_message<weight_def> = "expected a weight 'name [dims] = \"file name\"' or '}'";
+template <> inline constexpr auto error_message<weight_entry> = "expected a weight 'name [dims] = \"file name\"', 'layer' or '}'";
+template <> inline constexpr auto error_message<range> = "expected a loop variable: 'i in begin .. end'";
+template <> inline constexpr auto error_message<range_begin> = "expected the first index";
+template <> inline constexpr auto error_message<range_end> = "expected the end index";
+template <> inline constexpr auto error_message<statement> = "expected a statement 'name = expression', 'for' or '}'";
+template <> inline constexpr auto error_message<end_of_file> = "expected a section: 'hparams {', 'weights {' or 'forward {'";
+// clang-format on
+
+// The table in the form PEGTL's must_if<> reads it.
+struct error_table {
+  template <typename Rule>
+  static constexpr const char* message = error_message<Rule>;
+};
+
+// Parse control: a failed must<Rule> throws a parse_error with Rule's message.
+template <typename Rule>
+using error_control = tao::pegtl::must_if<error_table>::control<Rule>;
+
+}  // namespace tessera::dsl::grammar

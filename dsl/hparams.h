@@ -1,0 +1,47 @@
+// Hyper-parameter values of a model being compiled: evaluated in definition order
+// from --set overrides, the weights file (meta(), shape()) and defaults, plus the
+// scope that later expressions (shapes, loop bounds, attributes) are evaluated in.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "dsl/ast.h"
+#include "dsl/compiler.h"
+#include "dsl/scalar_eval.h"
+
+namespace tessera::dsl {
+
+struct HParamValues {
+  std::string arch;          // {arch}: general.architecture of the file, else the model name
+  std::vector<HParam> list;  // in definition order
+  std::map<std::string, Scalar, std::less<>> values;
+};
+
+// Throws tessera::Error for a bad override, DslError for a value that cannot be found.
+HParamValues evaluate_hparams(const ModelDef& model, const CompileOptions& options);
+
+// Hyper-parameters plus the loop variables currently bound.
+class ValueScope : public ScalarScope {
+ public:
+  explicit ValueScope(const HParamValues& hparams) : hparams_(hparams) {}
+
+  void push_loop_var(std::string name, int64_t value) { loop_vars_.emplace_back(std::move(name), value); }
+  void pop_loop_var() { loop_vars_.pop_back(); }
+  // The innermost loop variable's value, or -1 outside loops.
+  int64_t innermost_loop_value() const { return loop_vars_.empty() ? -1 : loop_vars_.back().second; }
+
+  std::optional<Scalar> find(std::string_view name) const override;
+  // `text` with its {placeholders} filled in: arch, loop variables, hyper-parameters.
+  std::string expand(std::string_view text) const;
+
+ private:
+  const HParamValues& hparams_;
+  std::vector<std::pair<std::string, int64_t>> loop_vars_;
+};
+
+}  // namespace tessera::dsl

@@ -1,0 +1,129 @@
+#include "dsl/scalar_eval.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "dsl/diagnostics.h"
+#include "dsl/op_table.h"
+
+namespace tessera::dsl {
+
+std::string Scalar::to_string() const {
+  if (is_integer) return std::to_string(integer);
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, real);  // shortest round trip
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+Scalar ScalarScope::read_source(const Expr& call, ScalarFunction) const {
+  throw tessera::Error("internal: " + call.text + "() evaluated outside the hparams section");
+}
+
+namespace {
+
+class Evaluator {
+ public:
+  Evaluator(const ScalarScope& scope, const SourceText& source) : scope_(scope), source_(source) {}
+
+  Scalar eval(const Expr& e) const {
+    switch (e.kind) {
+      case ExprKind::Number:
+        return e.is_integer ? Scalar::of_integer(e.integer) : Scalar::of_real(e.number);
+      case ExprKind::Name:
+        if (std::optional<Scalar> v = scope_.find(e.text)) return *v;
+        fail(e, "'" + e.text + "' has no numeric value here");
+      case ExprKind::Unary:
+        return negate(e, eval(*e.args[0]));
+      case ExprKind::Binary:
+        return binary(e, eval(*e.args[0]), eval(*e.args[1]));
+      case ExprKind::Call:
+        return call(e);
+      case ExprKind::String:
+      case ExprKind::Index:
+        break;
+    }
+    fail(e, "'" + text(e) + "' is not a number");
+  }
+
+ private:
+  // Errors about an operator point at it, others at the expression's start.
+  [[noreturn]] void fail(const Expr& e, std::string message) const {
+    const bool is_operator = e.kind == ExprKind::Binary || e.kind == ExprKind::Unary;
+    fail_at(source_, is_operator ? e.op_loc : e.loc, std::move(message));
+  }
+  std::string text(const Expr& e) const { return std::string(source_.slice(e.begin, e.end)); }
+
+  Scalar negate(const Expr& e, Scalar v) const {
+    if (!v.is_integer) return Scalar::of_real(-v.real);
+    if (v.integer == INT64_MIN) fail(e, "integer overflow in '" + text(e) + "'");
+    return Scalar::of_integer(-v.integer);
+  }
+
+  Scalar binary(const Expr& e, Scalar a, Scalar b) const {
+    if (!a.is_integer || !b.is_integer) return real_binary(e, a.as_double(), b.as_double());
+    int64_t r = 0;
+    bool overflow = false;
+    switch (e.op) {
+      case '+': overflow = __builtin_add_overflow(a.integer, b.integer, &r); break;
+      case '-': overflow = __builtin_sub_overflow(a.integer, b.integer, &r); break;
+      case '*': overflow = __builtin_mul_overflow(a.integer, b.integer, &r); break;
+      default: return integer_divide(e, a.integer, b.integer);
+    }
+    if (overflow) fail(e, "integer overflow in '" + text(e) + "'");
+    return Scalar::of_integer(r);
+  }
+
+  // Integers are sizes: a remainder would silently drop part of a dimension.
+  Scalar integer_divide(const Expr& e, int64_t a, int64_t b) const {
+    if (b == 0) fail(e, "division by zero in '" + text(e) + "'");
+    if (a % b != 0) {
+      fail(e, "integer division '" + text(e) + "' is not exact: " + std::to_string(a) + " / " +
+                  std::to_string(b) + " leaves a remainder of " + std::to_string(a % b) +
+                  " (write a float, as 1.0 * a / b, for a fractional result)");
+    }
+    return Scalar::of_integer(a / b);
+  }
+
+  Scalar real_binary(const Expr& e, double a, double b) const {
+    switch (e.op) {
+      case '+': return Scalar::of_real(a + b);
+      case '-': return Scalar::of_real(a - b);
+      case '*': return Scalar::of_real(a * b);
+      default: break;
+    }
+    if (b == 0) fail(e, "division by zero in '" + text(e) + "'");
+    return Scalar::of_real(a / b);
+  }
+
+  Scalar call(const Expr& e) const {
+    const ScalarFunctionSpec* fn = find_scalar_function(e.text);
+    if (!fn) fail(e, "'" + e.text + "(...)' is not a number");
+    if (fn->id != ScalarFunction::Sqrt) return scope_.read_source(e, fn->id);
+    const double x = eval(*e.args[0]).as_double();
+    if (x < 0) fail(e, "square root of a negative number: '" + text(e) + "'");
+    return Scalar::of_real(std::sqrt(x));
+  }
+
+  const ScalarScope& scope_;
+  const SourceText& source_;
+};
+
+}  // namespace
+
+Scalar eval_scalar(const Expr& e, const ScalarScope& scope, const SourceText& source) {
+  return Evaluator(scope, source).eval(e);
+}
+
+int64_t require_integer(const Scalar& v, const Expr& e, const SourceText& source,
+                        std::string_view what) {
+  if (!v.is_integer) {
+    fail_at(source, e.loc,
+            std::string(what) + " must be an integer, but '" +
+                std::string(source.slice(e.begin, e.end)) + "' is " + v.to_string());
+  }
+  return v.integer;
+}
+
+}  // namespace tessera::dsl

@@ -1,0 +1,185 @@
+#include "dsl/semantic.h"
+
+#include <map>
+#include <set>
+
+#include "dsl/diagnostics.h"
+#include "dsl/semantic_expr.h"
+
+namespace tessera::dsl {
+namespace {
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string line_of(SourceLocation loc) { return "line " + std::to_string(loc.line); }
+
+class ModelChecker {
+ public:
+  explicit ModelChecker(ModelDef& model) : model_(model), exprs_(model, &used_weights_) {}
+
+  void run() {
+    check_sections();
+    check_hparams();
+    check_weights();
+    check_forward();
+    check_unused_weights();
+  }
+
+ private:
+  [[noreturn]] void fail(SourceLocation at, std::string message) const {
+    fail_at(model_.source, at, std::move(message));
+  }
+
+  void check_sections() {
+    std::map<std::string, SourceLocation> seen;
+    for (const SectionMark& s : model_.sections) {
+      const auto [it, fresh] = seen.emplace(s.keyword, s.loc);
+      if (!fresh) {
+        fail(s.loc, "duplicate section " + quoted(s.keyword) + " (the first is at " +
+                        line_of(it->second) + ")");
+      }
+    }
+    if (!seen.count("forward")) fail(model_.name_loc, "the model has no forward section");
+  }
+
+  void check_hparams() {
+    for (size_t i = 0; i < model_.hparams.size(); ++i) {
+      HParamDecl& h = model_.hparams[i];
+      if (h.name == "arch") fail(h.loc, "'arch' is reserved: {arch} names the weights file's architecture");
+      for (size_t j = 0; j < i; ++j) {
+        if (model_.hparams[j].name == h.name) {
+          fail(h.loc, "duplicate hyper-parameter " + quoted(h.name) + " (first defined at " +
+                          line_of(model_.hparams[j].loc) + ")");
+        }
+      }
+      NameScope scope{Section::HParams, i, {}, nullptr};
+      exprs_.expect(*h.value, scope, ValueType::Scalar, "hyper-parameter " + quoted(h.name));
+    }
+  }
+
+  // The scope of the weights section: every hyper-parameter, and the group's index.
+  NameScope weights_scope(int group) const {
+    NameScope scope{Section::Weights, model_.hparams.size(), {}, nullptr};
+    if (group >= 0) scope.loop_vars.push_back(model_.layer_groups[static_cast<size_t>(group)].range.var);
+    return scope;
+  }
+
+  void check_range(Range& r, const NameScope& outer, const std::string& what) {
+    exprs_.expect(*r.begin, outer, ValueType::Scalar, "the first index of " + what);
+    exprs_.expect(*r.end, outer, ValueType::Scalar, "the end index of " + what);
+    check_new_name(r.var, r.var_loc, outer, "loop variable");
+  }
+
+  // A loop variable or forward variable may not hide another name.
+  void check_new_name(const std::string& name, SourceLocation at, const NameScope& scope,
+                      std::string_view what) const {
+    std::string hidden;
+    if (const HParamDecl* h = model_.find_hparam(name)) hidden = "the hyper-parameter at " + line_of(h->loc);
+    else if (const WeightDecl* w = model_.find_weight(name)) hidden = "the weight at " + line_of(w->loc);
+    else if (scope.has_loop_var(name)) hidden = "an enclosing loop variable";
+    else if (name == "arch") hidden = "the {arch} placeholder";
+    if (!hidden.empty()) {
+      fail(at, std::string(what) + " " + quoted(name) + " would hide " + hidden + "; choose another name");
+    }
+  }
+
+  void check_weights() {
+    for (LayerGroup& g : model_.layer_groups) {
+      check_range(g.range, weights_scope(-1), "a layer group");
+    }
+    for (size_t i = 0; i < model_.weights.size(); ++i) {
+      WeightDecl& w = model_.weights[i];
+      for (size_t j = 0; j < i; ++j) {
+        if (model_.weights[j].name == w.name) {
+          fail(w.loc, "duplicate weight " + quoted(w.name) + " (first declared at " +
+                          line_of(model_.weights[j].loc) + ")");
+        }
+      }
+      if (const HParamDecl* h = model_.find_hparam(w.name)) {
+        fail(w.loc, "weight " + quoted(w.name) + " has the name of the hyper-parameter at " + line_of(h->loc));
+      }
+      const NameScope scope = weights_scope(w.group);
+      for (ExprPtr& d : w.dims) {
+        exprs_.expect(*d, scope, ValueType::Scalar, "a dimension of " + quoted(w.name));
+      }
+      exprs_.check_template(w.file_name, w.file_name_loc, scope);
+      if (!w.fallback.empty()) check_fallback(i);
+    }
+  }
+
+  // `else NAME` must name a weight declared earlier (so fallbacks cannot loop); a
+  // single tensor cannot fall back to a per-layer one.
+  void check_fallback(size_t index) const {
+    const WeightDecl& w = model_.weights[index];
+    const WeightDecl* target = nullptr;
+    for (size_t j = 0; j < index; ++j) {
+      if (model_.weights[j].name == w.fallback) target = &model_.weights[j];
+    }
+    if (!target) {
+      if (model_.find_weight(w.fallback)) {
+        fail(w.fallback_loc, "fallback " + quoted(w.fallback) + " must be declared before " + quoted(w.name));
+      }
+      std::vector<std::string> names;
+      for (size_t j = 0; j < index; ++j) names.push_back(model_.weights[j].name);
+      fail(w.fallback_loc, "undefined weight " + quoted(w.fallback) + did_you_mean(w.fallback, names));
+    }
+    if (w.group < 0 && target->group >= 0) {
+      fail(w.fallback_loc, quoted(w.name) + " is one tensor but its fallback " + quoted(w.fallback) +
+                               " is one per layer");
+    }
+  }
+
+  void check_forward() {
+    variables_.assign(1, {});
+    NameScope scope{Section::Forward, model_.hparams.size(), {}, &variables_};
+    check_block(model_.forward, scope);
+    if (!variables_.front().count("logits")) {
+      fail(model_.forward_loc,
+           "the forward section does not assign 'logits', the model's output");
+    }
+  }
+
+  void check_block(std::vector<Statement>& block, NameScope& scope) {
+    for (Statement& s : block) {
+      if (s.kind == Statement::Kind::For) {
+        check_range(s.range, scope, "a for loop");
+        if (scope.find_variable(s.range.var)) {
+          fail(s.range.var_loc, "loop variable " + quoted(s.range.var) + " would hide a variable; choose another name");
+        }
+        scope.loop_vars.push_back(s.range.var);
+        variables_.emplace_back();
+        check_block(s.body, scope);
+        variables_.pop_back();
+        scope.loop_vars.pop_back();
+        continue;
+      }
+      exprs_.expect(*s.value, scope, ValueType::Tensor, "the value of " + quoted(s.target));
+      if (!scope.find_variable(s.target)) {
+        check_new_name(s.target, s.loc, scope, "variable");
+        variables_.back().emplace(s.target, s.loc);
+      }
+    }
+  }
+
+  // A weight is used when the forward section reads it, or reads a weight that falls back to it.
+  void check_unused_weights() {
+    for (auto w = model_.weights.rbegin(); w != model_.weights.rend(); ++w) {
+      if (used_weights_.count(w->name) && !w->fallback.empty()) used_weights_.insert(w->fallback);
+    }
+    for (const WeightDecl& w : model_.weights) {
+      if (!used_weights_.count(w.name)) {
+        fail(w.loc, "weight " + quoted(w.name) + " is declared but never used");
+      }
+    }
+  }
+
+  ModelDef& model_;
+  std::set<std::string> used_weights_;
+  ExprChecker exprs_;
+  std::vector<std::map<std::string, SourceLocation>> variables_;
+};
+
+}  // namespace
+
+void check_model(ModelDef& model) { ModelChecker(model).run(); }
+
+}  // namespace tessera::dsl

@@ -1,0 +1,294 @@
+#include "dsl/semantic_expr.h"
+
+#include <algorithm>
+
+#include "dsl/diagnostics.h"
+#include "dsl/name_template.h"
+#include "dsl/op_table.h"
+
+namespace tessera::dsl {
+
+bool NameScope::has_loop_var(std::string_view name) const {
+  return std::find(loop_vars.begin(), loop_vars.end(), name) != loop_vars.end();
+}
+
+const SourceLocation* NameScope::find_variable(std::string_view name) const {
+  if (!variables) return nullptr;
+  for (const auto& block : *variables) {
+    const auto it = block.find(std::string(name));
+    if (it != block.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+std::string_view describe_type(ValueType t) {
+  switch (t) {
+    case ValueType::Tensor: return "a tensor";
+    case ValueType::Scalar: return "a number";
+    case ValueType::String: return "a string";
+    case ValueType::Choice: return "a name";
+    case ValueType::Unknown: break;
+  }
+  return "nothing";
+}
+
+namespace {
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+template <typename Strings>
+std::string join(const Strings& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + std::string(items[i]);
+  return out;
+}
+
+}  // namespace
+
+ExprChecker::ExprChecker(const ModelDef& model, std::set<std::string>* used_weights)
+    : model_(model), used_weights_(used_weights) {}
+
+void ExprChecker::fail(SourceLocation at, std::string message) const {
+  fail_at(model_.source, at, std::move(message));
+}
+
+ValueType ExprChecker::check(Expr& e, const NameScope& scope) {
+  switch (e.kind) {
+    case ExprKind::Number: e.type = ValueType::Scalar; break;
+    case ExprKind::String: e.type = ValueType::String; break;
+    case ExprKind::Name: e.type = check_name(e, scope); break;
+    case ExprKind::Index: e.type = check_index(e, scope); break;
+    case ExprKind::Unary: e.type = check_unary(e, scope); break;
+    case ExprKind::Binary: e.type = check_binary(e, scope); break;
+    case ExprKind::Call: e.type = check_call(e, scope); break;
+  }
+  return e.type;
+}
+
+void ExprChecker::expect(Expr& e, const NameScope& scope, ValueType want, std::string_view what) {
+  const ValueType got = check(e, scope);
+  if (got != want) {
+    fail(e.loc, std::string(what) + " must be " + std::string(describe_type(want)) + ", but '" +
+                    std::string(model_.source.slice(e.begin, e.end)) + "' is " +
+                    std::string(describe_type(got)));
+  }
+}
+
+std::vector<std::string> ExprChecker::weight_names() const {
+  std::vector<std::string> names;
+  for (const WeightDecl& w : model_.weights) names.push_back(w.name);
+  return names;
+}
+
+// Every name `scope` can see, for "did you mean" hints.
+std::vector<std::string> ExprChecker::visible_names(const NameScope& scope) const {
+  std::vector<std::string> names(scope.loop_vars.begin(), scope.loop_vars.end());
+  for (size_t i = 0; i < scope.visible_hparams && i < model_.hparams.size(); ++i) {
+    names.push_back(model_.hparams[i].name);
+  }
+  if (scope.section == Section::Forward) {
+    for (const WeightDecl& w : model_.weights) names.push_back(w.name);
+    if (scope.variables) {
+      for (const auto& block : *scope.variables) {
+        for (const auto& [name, loc] : block) names.push_back(name);
+      }
+    }
+  }
+  return names;
+}
+
+ValueType ExprChecker::check_name(Expr& e, const NameScope& scope) {
+  if (scope.has_loop_var(e.text)) {
+    e.name_kind = NameKind::LoopVar;
+    return ValueType::Scalar;
+  }
+  if (scope.find_variable(e.text)) {
+    e.name_kind = NameKind::Variable;
+    return ValueType::Tensor;
+  }
+  if (const WeightDecl* w = model_.find_weight(e.text)) {
+    if (scope.section != Section::Forward) {
+      fail(e.loc, quoted(e.text) + " is a weight; only numbers can be used here");
+    }
+    if (w->group >= 0) {
+      fail(e.loc, "weight " + quoted(e.text) + " is declared per layer; index it, as " +
+                      e.text + "[i]");
+    }
+    e.name_kind = NameKind::Weight;
+    used_weights_->insert(e.text);
+    return ValueType::Tensor;
+  }
+  for (size_t i = 0; i < model_.hparams.size(); ++i) {
+    if (model_.hparams[i].name != e.text) continue;
+    if (i >= scope.visible_hparams) {
+      fail(e.loc, "hyper-parameter " + quoted(e.text) + " is used before its definition (line " +
+                      std::to_string(model_.hparams[i].loc.line) + ")");
+    }
+    e.name_kind = NameKind::HParam;
+    return ValueType::Scalar;
+  }
+  const std::string kind =
+      scope.section == Section::Forward ? "undefined variable " : "unknown hyper-parameter ";
+  fail(e.loc, kind + quoted(e.text) + did_you_mean(e.text, visible_names(scope)));
+}
+
+ValueType ExprChecker::check_index(Expr& e, const NameScope& scope) {
+  const WeightDecl* w = model_.find_weight(e.text);
+  const bool names_something_else =
+      scope.has_loop_var(e.text) || scope.find_variable(e.text) || model_.find_hparam(e.text);
+  if (scope.section != Section::Forward || (!w && names_something_else)) {
+    fail(e.loc, quoted(e.text) + " cannot be indexed: only per-layer weights can, in the forward section");
+  }
+  if (!w) fail(e.loc, "undefined weight " + quoted(e.text) + did_you_mean(e.text, weight_names()));
+  if (w->group < 0) {
+    fail(e.loc, "weight " + quoted(e.text) + " is one tensor, not one per layer; drop the index");
+  }
+  expect(*e.args[0], scope, ValueType::Scalar, "the index of " + quoted(e.text));
+  e.name_kind = NameKind::Weight;
+  used_weights_->insert(e.text);
+  return ValueType::Tensor;
+}
+
+ValueType ExprChecker::check_unary(Expr& e, const NameScope& scope) {
+  expect(*e.args[0], scope, ValueType::Scalar, "the operand of '-'");
+  return ValueType::Scalar;
+}
+
+// Numbers combine with + - * /; tensors add (+) and multiply elementwise (*); a tensor
+// times or divided by a number is scaled.
+ValueType ExprChecker::check_binary(Expr& e, const NameScope& scope) {
+  const ValueType a = check(*e.args[0], scope);
+  const ValueType b = check(*e.args[1], scope);
+  const auto text_of = [&](const Expr& x) { return quoted(model_.source.slice(x.begin, x.end)); };
+  for (const Expr* operand : {e.args[0].get(), e.args[1].get()}) {
+    if (operand->type != ValueType::Scalar && operand->type != ValueType::Tensor) {
+      fail(operand->loc, "operator '" + std::string(1, e.op) + "' needs numbers or tensors, but " +
+                             text_of(*operand) + " is " + std::string(describe_type(operand->type)));
+    }
+  }
+  if (a == ValueType::Scalar && b == ValueType::Scalar) return ValueType::Scalar;
+  if (a == ValueType::Tensor && b == ValueType::Tensor) {
+    if (e.op == '+' || e.op == '*') return ValueType::Tensor;
+    fail(e.op_loc, "operator '" + std::string(1, e.op) +
+                    "' is not defined for two tensors (only + and elementwise *)");
+  }
+  if (e.op == '*' || (e.op == '/' && a == ValueType::Tensor)) return ValueType::Tensor;
+  fail(e.op_loc, "operator '" + std::string(1, e.op) + "' cannot combine a tensor and a number (" +
+                  text_of(*e.args[0]) + " and " + text_of(*e.args[1]) + "); scale with *");
+}
+
+ValueType ExprChecker::check_call(Expr& e, const NameScope& scope) {
+  if (find_op(e.text)) return check_op_call(e, scope);
+  if (find_scalar_function(e.text)) return check_scalar_call(e, scope);
+  fail(e.loc, "unknown op " + quoted(e.text) + did_you_mean(e.text, callable_names()));
+}
+
+ValueType ExprChecker::check_op_call(Expr& e, const NameScope& scope) {
+  const OpSpec& op = *find_op(e.text);
+  if (scope.section != Section::Forward) {
+    fail(e.loc, quoted(e.text) + " is a graph op; it can only be used in the forward section");
+  }
+  if (e.args.size() != op.params.size()) {
+    fail(e.loc, quoted(e.text) + " takes " + std::to_string(op.params.size()) + " argument" +
+                    (op.params.size() == 1 ? "" : "s") + " " + op.signature().substr(op.name.size()) +
+                    ", but " + std::to_string(e.args.size()) + " " +
+                    (e.args.size() == 1 ? "was" : "were") + " given");
+  }
+  for (size_t i = 0; i < op.params.size(); ++i) {
+    const ValueType want = op.params[i].type == ArgType::Tensor ? ValueType::Tensor : ValueType::Scalar;
+    expect(*e.args[i], scope, want,
+           "argument " + quoted(op.params[i].name) + " of " + std::string(op.name));
+  }
+  check_attributes(e, scope);
+  return ValueType::Tensor;
+}
+
+void ExprChecker::check_attributes(Expr& e, const NameScope& scope) {
+  const OpSpec& op = *find_op(e.text);
+  std::vector<bool> given(op.attributes.size(), false);
+  for (NamedArg& arg : e.named) {
+    const int index = op.attribute_index(arg.name);
+    if (index < 0) {
+      std::string hint = did_you_mean(arg.name, op.attribute_names());
+      if (hint.empty()) {
+        hint = op.attributes.empty() ? "; it has none" : "; it has: " + join(op.attribute_names());
+      }
+      fail(arg.loc, "unknown attribute " + quoted(arg.name) + " for " + std::string(op.name) + hint);
+    }
+    if (given[static_cast<size_t>(index)]) fail(arg.loc, "attribute " + quoted(arg.name) + " is given twice");
+    given[static_cast<size_t>(index)] = true;
+    const ArgSpec& spec = op.attributes[static_cast<size_t>(index)];
+    Expr& value = *arg.value;
+    if (spec.type != ArgType::Choice) {
+      expect(value, scope, ValueType::Scalar,
+             "attribute " + quoted(arg.name) + " of " + std::string(op.name));
+      continue;
+    }
+    std::vector<std::string> choices(spec.choices.begin(), spec.choices.end());
+    if (value.kind != ExprKind::Name ||
+        std::find(choices.begin(), choices.end(), value.text) == choices.end()) {
+      const std::string written(model_.source.slice(value.begin, value.end));
+      fail(value.loc, "attribute " + quoted(arg.name) + " of " + std::string(op.name) +
+                          " must be one of " + join(spec.choices) + ", not " + quoted(written) +
+                          did_you_mean(written, choices));
+    }
+    value.type = ValueType::Choice;
+    value.name_kind = NameKind::Choice;
+  }
+  for (size_t i = 0; i < op.attributes.size(); ++i) {
+    if (op.attributes[i].required && !given[i]) {
+      fail(e.loc, std::string(op.name) + " needs the attribute " + quoted(op.attributes[i].name) +
+                      " (" + std::string(op.attributes[i].help) + ")");
+    }
+  }
+}
+
+ValueType ExprChecker::check_scalar_call(Expr& e, const NameScope& scope) {
+  const ScalarFunctionSpec& fn = *find_scalar_function(e.text);
+  if (fn.hparams_only && scope.section != Section::HParams) {
+    fail(e.loc, e.text + "() can only be used in the hparams section");
+  }
+  if (!e.named.empty()) fail(e.named[0].loc, e.text + "() takes no named arguments");
+  if (e.args.size() < fn.required || e.args.size() > fn.params.size()) {
+    const std::string count = fn.required == fn.params.size()
+                                  ? std::to_string(fn.required)
+                                  : std::to_string(fn.required) + " to " + std::to_string(fn.params.size());
+    fail(e.loc, quoted(e.text) + " takes " + count + " arguments " +
+                    fn.signature().substr(fn.name.size()) + ", but " + std::to_string(e.args.size()) +
+                    (e.args.size() == 1 ? " was" : " were") + " given");
+  }
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    Expr& arg = *e.args[i];
+    const std::string what = "argument " + quoted(fn.params[i].name) + " of " + e.text + "()";
+    if (fn.params[i].type == ValueType::String) {
+      if (arg.kind != ExprKind::String) fail(arg.loc, what + " must be a string literal");
+      arg.type = ValueType::String;
+      check_template(arg.text, arg.loc, scope);
+    } else {
+      expect(arg, scope, ValueType::Scalar, what);
+    }
+  }
+  return ValueType::Scalar;
+}
+
+void ExprChecker::check_template(std::string_view text, SourceLocation at, const NameScope& scope) {
+  std::vector<Placeholder> placeholders;
+  std::string error;
+  if (!find_placeholders(text, &placeholders, &error)) {
+    fail(at, "bad name \"" + std::string(text) + "\": " + error);
+  }
+  for (const Placeholder& p : placeholders) {
+    if (p.name == "arch" || scope.has_loop_var(p.name)) continue;
+    const auto* h = model_.find_hparam(p.name);
+    if (h && static_cast<size_t>(h - model_.hparams.data()) < scope.visible_hparams) continue;
+    std::vector<std::string> known = {"arch"};
+    known.insert(known.end(), scope.loop_vars.begin(), scope.loop_vars.end());
+    for (size_t i = 0; i < scope.visible_hparams; ++i) known.push_back(model_.hparams[i].name);
+    SourceLocation where = at;  // point at the '{' inside the string
+    where.column += static_cast<int>(p.offset) + 1;
+    where.offset += p.offset + 1;
+    fail(where, "unknown placeholder '{" + p.name + "}'" + did_you_mean(p.name, known));
+  }
+}
+
+}  // namespace tessera::dsl

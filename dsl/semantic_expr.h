@@ -1,0 +1,62 @@
+// The semantic check of expressions: what each name refers to, whether calls match the
+// op table (arity, attribute names and types), and the type (tensor or number) of each.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dsl/ast.h"
+
+namespace tessera::dsl {
+
+enum class Section { HParams, Weights, Forward };
+
+// What an expression may refer to where it is written.
+struct NameScope {
+  Section section = Section::Forward;
+  size_t visible_hparams = 0;          // hparams [0, n) of the model are defined here
+  std::vector<std::string> loop_vars;  // innermost last
+  // Forward: the variables defined so far, one map (name -> where) per block, innermost last.
+  const std::vector<std::map<std::string, SourceLocation>>* variables = nullptr;
+
+  bool has_loop_var(std::string_view name) const;
+  const SourceLocation* find_variable(std::string_view name) const;
+};
+
+class ExprChecker {
+ public:
+  // Weights the forward section refers to are added to *used_weights.
+  ExprChecker(const ModelDef& model, std::set<std::string>* used_weights);
+
+  // Resolves names, checks calls, and annotates `e` (type, name_kind); returns its type.
+  ValueType check(Expr& e, const NameScope& scope);
+  // check() and require the result to be `want` (Tensor or Scalar); `what` names the
+  // expression's role in the message: "the value of 'x'".
+  void expect(Expr& e, const NameScope& scope, ValueType want, std::string_view what);
+  // Checks the {placeholders} of a name template written at `at` (the opening quote).
+  void check_template(std::string_view text, SourceLocation at, const NameScope& scope);
+
+ private:
+  [[noreturn]] void fail(SourceLocation at, std::string message) const;
+  ValueType check_name(Expr& e, const NameScope& scope);
+  ValueType check_index(Expr& e, const NameScope& scope);
+  ValueType check_unary(Expr& e, const NameScope& scope);
+  ValueType check_binary(Expr& e, const NameScope& scope);
+  ValueType check_call(Expr& e, const NameScope& scope);
+  ValueType check_op_call(Expr& e, const NameScope& scope);
+  ValueType check_scalar_call(Expr& e, const NameScope& scope);
+  void check_attributes(Expr& e, const NameScope& scope);
+  std::vector<std::string> visible_names(const NameScope& scope) const;
+  std::vector<std::string> weight_names() const;
+
+  const ModelDef& model_;
+  std::set<std::string>* used_weights_;
+};
+
+// "a tensor", "a number", ... for messages.
+std::string_view describe_type(ValueType t);
+
+}  // namespace tessera::dsl

@@ -1,0 +1,130 @@
+#include "dsl/summary.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+#include "core/tensor/dtype.h"
+
+namespace tessera::dsl {
+
+ModelSummary summarize(const CompiledModel& model, int64_t context_length) {
+  ModelSummary s;
+  s.context_length = context_length > 0 ? context_length : model.n_ctx;
+  const Graph& g = model.graph;
+  for (const GraphTensor& t : g.tensors()) {
+    if (t.role == TensorRole::Weight) {
+      int64_t elements = 1;
+      for (int64_t d : t.shape) elements *= d;
+      s.n_params += elements;
+      s.n_weight_tensors += 1;
+      s.weight_bytes += elements / t.shape.back() * dtype_row_bytes(t.dtype, t.shape.back());
+    } else if (t.role == TensorRole::Cache) {
+      s.kv_bytes_per_token += dtype_row_bytes(t.dtype, t.shape.back());
+    }
+  }
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const GraphNode& n = g.nodes()[i];
+    s.op_counts[n.op] += 1;
+    if (n.op == OpKind::MatMul) {
+      const Shape& w = g.tensor(n.inputs[1]).shape;  // [M, K]
+      s.matmul_flops_per_token += 2 * w[0] * w[1];
+    } else if (n.op == OpKind::Attention) {
+      const auto& p = std::get<AttentionParams>(n.params);
+      // q.k and the weighted sum of v, each a multiply-add per key and head dim.
+      s.attention_flops_per_token += 4 * int64_t{p.n_heads} * p.head_dim * s.context_length;
+    }
+    const int layer = model.node_layers[i];
+    if (layer >= 0 && (s.first_layer < 0 || layer < s.first_layer)) s.first_layer = layer;
+  }
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    if (s.first_layer >= 0 && model.node_layers[i] == s.first_layer) s.ops_per_layer[g.nodes()[i].op] += 1;
+  }
+  s.n_nodes = static_cast<int64_t>(g.nodes().size());
+  s.flops_per_token = s.matmul_flops_per_token + s.attention_flops_per_token;
+  return s;
+}
+
+namespace {
+
+// 1234567 -> "1,234,567".
+std::string grouped(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string bytes(int64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+  return buf;
+}
+
+std::string op_list(const std::map<OpKind, int>& counts) {
+  std::string s;
+  for (const auto& [op, n] : counts) {
+    s += (s.empty() ? "" : ", ") + std::string(op_name(op)) + " " + std::to_string(n);
+  }
+  return s;
+}
+
+int count(const std::map<OpKind, int>& counts) {
+  int n = 0;
+  for (const auto& [op, c] : counts) n += c;
+  return n;
+}
+
+// Floats print with float precision: files store them as f32 (1e-5, not 9.99999974e-06).
+std::string hparam_value(const HParam& h) {
+  if (h.is_integer) return std::to_string(static_cast<int64_t>(h.value));
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(h.value));
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string hparam_line(const HParam& h, size_t width) {
+  std::string line = "  " + h.name + std::string(width - h.name.size() + 2, ' ') + hparam_value(h);
+  if (!h.meta_key.empty()) line += std::string(line.size() < 30 ? 30 - line.size() : 1, ' ') + h.meta_key;
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string format_summary(const CompiledModel& model, const ModelSummary& s) {
+  std::string out = "model " + model.name + " (" + model.source_file + "), arch " + model.arch + "\n";
+  size_t width = 0;
+  for (const HParam& h : model.hparams) width = std::max(width, h.name.size());
+  out += "hyper-parameters:\n";
+  for (const HParam& h : model.hparams) out += hparam_line(h, width);
+  out += "weights: " + grouped(s.n_weight_tensors) + " tensors, " + grouped(s.n_params) +
+         " parameters, " + bytes(s.weight_bytes) + "\n";
+  out += "graph: " + grouped(s.n_nodes) + " nodes, " + std::to_string(model.n_layers) +
+         " attention layers (" + op_list(s.op_counts) + ")\n";
+  if (s.first_layer >= 0) {
+    out += "per layer: " + std::to_string(count(s.ops_per_layer)) + " nodes (" + op_list(s.ops_per_layer) + ")\n";
+  }
+  const int64_t attention_per_position =
+      s.context_length > 0 ? s.attention_flops_per_token / s.context_length : 0;
+  out += "FLOPs per token: " + grouped(s.matmul_flops_per_token) + " in matmuls + " +
+         grouped(attention_per_position) + " x context in attention = " + grouped(s.flops_per_token) +
+         " at context " + grouped(s.context_length) + "\n";
+  out += "KV cache: " + grouped(s.kv_bytes_per_token) + " bytes per token (" +
+         std::string(dtype_name(model.kv_dtype)) + "), " +
+         bytes(s.kv_bytes_per_token * s.context_length) + " at context " + grouped(s.context_length) + "\n";
+  return out;
+}
+
+}  // namespace tessera::dsl

@@ -1,0 +1,35 @@
+// What `tessera check` reports about a compiled model: parameters, FLOPs per token,
+// KV-cache bytes per token, op counts; computed from the graph, so it holds for any model.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "dsl/compiler.h"
+
+namespace tessera::dsl {
+
+struct ModelSummary {
+  int64_t n_params = 0;          // elements of all weight tensors; a tied weight counts once
+  int64_t n_weight_tensors = 0;
+  int64_t weight_bytes = 0;      // their storage size in their dtypes
+  int64_t context_length = 0;    // the context the attention FLOPs are stated at
+  int64_t matmul_flops_per_token = 0;     // 2 * M * K per MATMUL with a weight [M, K]
+  int64_t attention_flops_per_token = 0;  // 4 * heads * head_dim * context per attention
+  int64_t flops_per_token = 0;            // the sum of the two
+  int64_t kv_bytes_per_token = 0;  // one row of every K and V cache: 2 * layers * kv_heads * head_dim * dtype size
+  int64_t n_nodes = 0;
+  std::map<OpKind, int> op_counts;      // nodes per op over the whole graph
+  int first_layer = -1;                 // the layer ops_per_layer counts; -1 if no loops
+  std::map<OpKind, int> ops_per_layer;  // nodes per op of that layer
+};
+
+// Summarises `model`, stating attention FLOPs at `context_length` tokens
+// (0: the model's n_ctx).
+ModelSummary summarize(const CompiledModel& model, int64_t context_length = 0);
+
+// The multi-line report `tessera check` prints.
+std::string format_summary(const CompiledModel& model, const ModelSummary& summary);
+
+}  // namespace tessera::dsl

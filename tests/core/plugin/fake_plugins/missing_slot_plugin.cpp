@@ -1,0 +1,17 @@
+// Test plugin with a required slot left null: refused.
+#include "fake_backend.h"
+
+namespace {
+
+tsr_plugin make_table() {
+  tsr_plugin t = fake::base_table();
+  t.name = "missing_slot";
+  t.buffer_read = nullptr;
+  return t;
+}
+
+const tsr_plugin kTable = make_table();
+
+}  // namespace
+
+extern "C" TSR_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(void) { return &kTable; }

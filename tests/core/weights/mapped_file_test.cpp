@@ -1,0 +1,52 @@
+// MappedFile: maps whole files read-only, handles empty files, and names the file
+// and the system's reason when it cannot.
+#include "core/util/mapped_file.h"
+
+#include <gtest/gtest.h>
+
+#include "support/testdata.h"
+#include "weights_test_util.h"
+
+namespace tessera {
+namespace {
+
+TEST(MappedFile, MapsTheWholeFile) {
+  const std::string path = test::testdata_path("stories260K/tok512.bin");
+  const MappedFile file(path);
+  EXPECT_EQ(file.path(), path);
+  ASSERT_EQ(file.size(), 6227u);
+  EXPECT_EQ(std::vector<uint8_t>(file.data(), file.data() + file.size()), test::read_bytes(path));
+}
+
+TEST(MappedFile, EmptyFileMapsToZeroBytes) {
+  const MappedFile file(test::write_temp("empty", {}));
+  EXPECT_EQ(file.size(), 0u);
+  EXPECT_EQ(file.data(), nullptr);
+  EXPECT_TRUE(file.bytes().empty());
+}
+
+TEST(MappedFile, MissingFileNamesPathAndErrno) {
+  test::expect_error([] { MappedFile("/nonexistent/dir/model.bin"); },
+                     {"/nonexistent/dir/model.bin: cannot open: No such file or directory"});
+}
+
+TEST(MappedFile, DirectoryIsRefused) {
+  test::expect_error([] { MappedFile(::testing::TempDir()); }, {"cannot map: it is a directory"});
+}
+
+TEST(MappedFile, MoveTransfersTheMapping) {
+  MappedFile a(test::write_temp("four", {1, 2, 3, 4}));
+  const uint8_t* data = a.data();
+  MappedFile b(std::move(a));
+  EXPECT_EQ(b.data(), data);
+  EXPECT_EQ(b.size(), 4u);
+  EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from is empty
+  EXPECT_EQ(a.size(), 0u);
+  MappedFile c(test::write_temp("two", {9, 9}));
+  c = std::move(b);
+  EXPECT_EQ(c.data(), data);
+  EXPECT_EQ(c.data()[3], 4);
+}
+
+}  // namespace
+}  // namespace tessera

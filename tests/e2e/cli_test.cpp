@@ -1,0 +1,185 @@
+// End-to-end tests of the `tessera` executable: the golden continuation from both
+// weight formats, diagnostics for broken inputs, and the other subcommands.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/golden.h"
+#include "support/run_command.h"
+#include "support/testdata.h"
+
+namespace tessera::test {
+namespace {
+
+std::string tessera(const std::string& args) { return shell_quote(tessera_exe()) + " " + args; }
+
+std::string gguf() { return shell_quote(testdata_path("stories260K/stories260K.gguf")); }
+
+// The ids of a JSON array field such as "generated_ids":[1,2,3].
+std::vector<int32_t> json_ids(const std::string& json, const std::string& field) {
+  const std::string key = "\"" + field + "\":[";
+  const size_t at = json.find(key);
+  if (at == std::string::npos) return {};
+  std::string body = json.substr(at + key.size(), json.find(']', at) - at - key.size());
+  for (char& c : body) {
+    if (c == ',') c = ' ';
+  }
+  return parse_ids(body);
+}
+
+std::string temp_file(const std::string& name) {
+  return (std::filesystem::path(::testing::TempDir()) / name).string();
+}
+
+TEST(Generate, GreedyFromGgufStreamsTheGoldenText) {
+  const Golden g = load_golden();
+  const auto r = run_command(tessera("generate -m " + gguf() + " -p " + shell_quote(g.prompt) + " -n 64 --temp 0"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, g.text + "\n");
+  EXPECT_NE(r.err.find("tok/s"), std::string::npos) << "timings go to stderr: " << r.err;
+}
+
+TEST(Generate, JsonReportsTheGoldenTokenIds) {
+  const Golden g = load_golden();
+  const auto r =
+      run_command(tessera("generate -m " + gguf() + " -p " + shell_quote(g.prompt) + " -n 64 --temp 0 --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_ids(r.out, "prompt_ids"), g.prompt_ids);
+  EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids);
+  EXPECT_NE(r.out.find("\"decode_tokens_per_s\":"), std::string::npos) << r.out;
+}
+
+TEST(Generate, GreedyFromLlama2cCheckpointMatchesTheGolden) {
+  const Golden g = load_golden();
+  const auto r = run_command(tessera("generate -m " + shell_quote(testdata_path("stories260K/stories260K.bin")) +
+                                     " --tokenizer " + shell_quote(testdata_path("stories260K/tok512.bin")) +
+                                     " -p " + shell_quote(g.prompt) + " -n 64 --temp 0 --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_ids(r.out, "prompt_ids"), g.prompt_ids);
+  EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids);
+}
+
+TEST(Generate, SameSeedGivesTheSameSample) {
+  const std::string cmd = tessera("generate -m " + gguf() + " -p 'Once upon a time' -n 24 --temp 1 --seed 42 --json");
+  const auto a = run_command(cmd);
+  const auto b = run_command(cmd);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(json_ids(a.out, "generated_ids"), json_ids(b.out, "generated_ids"));
+  EXPECT_EQ(json_ids(a.out, "generated_ids").size(), 24u);
+}
+
+TEST(Generate, TruncatedGgufIsRefusedNamingTheFile) {
+  const std::string path = temp_file("truncated.gguf");
+  {
+    std::ifstream in(testdata_path("stories260K/stories260K.gguf"), std::ios::binary);
+    std::vector<char> head(600000);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(path, std::ios::binary).write(head.data(), static_cast<std::streamsize>(head.size()));
+  }
+  const auto r = run_command(tessera("generate -m " + shell_quote(path) + " -p hi -n 4"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("truncated.gguf"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("past the end of the file"), std::string::npos) << r.err;
+}
+
+TEST(Generate, AbsurdFlagIsAUsageError) {
+  const auto r = run_command(tessera("generate -m " + gguf() + " -p hi -n -5"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("option -n must be between 0 and"), std::string::npos) << r.err;
+}
+
+TEST(Generate, UnknownBackendListsWhatWasFound) {
+  const auto r = run_command(tessera("generate -m " + gguf() + " -p hi -n 4 --backend nope"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no backend named 'nope'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("loaded backends: cpu"), std::string::npos) << r.err;
+}
+
+TEST(Backends, ListsTheCpuPluginWithItsKernels) {
+  const auto r = run_command(tessera("backends"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("libtessera_cpu.so"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("matmul"), std::string::npos) << r.out;
+}
+
+TEST(Check, PrintsTheSummaryOfStories260K) {
+  const auto r = run_command(tessera("check " + shell_quote(source_path("models/llama.tsr")) + " -m " + gguf()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("KV cache: 1,280 bytes per token (f32)"), std::string::npos) << "2 x 5 x 4 x 8 x 4:\n" << r.out;
+}
+
+TEST(Check, MisspelledOpGetsPositionCaretAndHint) {
+  std::ifstream in(source_path("models/llama.tsr"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const size_t at = text.find("rms_norm(");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 8, "rms_nrom");
+  const std::string path = temp_file("broken.tsr");
+  std::ofstream(path) << text;
+  // Expected position: 1-based line and column of the misspelled name.
+  const size_t line_start = text.rfind('\n', at) + 1;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<long>(at), '\n') + 1;
+  const auto col = at - line_start + 1;
+  const std::string source_line = text.substr(line_start, text.find('\n', at) - line_start);
+
+  const auto r = run_command(tessera("check " + shell_quote(path) + " -m " + gguf()));
+  EXPECT_EQ(r.exit_code, 1);
+  const std::string head = path + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                           ": error: unknown op 'rms_nrom'; did you mean 'rms_norm'?";
+  EXPECT_NE(r.err.find(head), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(source_line), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("^"), std::string::npos) << r.err;
+}
+
+TEST(Init, RandomModelReadsBackAndGenerates) {
+  const std::string out = temp_file("random_q8.gguf");
+  const auto init = run_command(tessera(
+      "init --arch " + shell_quote(source_path("models/llama.tsr")) +
+      " --set d_model=64 --set n_layers=2 --set n_heads=4 --set n_kv_heads=2 --set d_ff=96 --set n_vocab=300"
+      " --dtype q8_0 -o " + shell_quote(out)));
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  const auto gen = run_command(tessera("generate -m " + shell_quote(out) + " -p 'hello world' -n 8 --temp 0 --ignore-eos --json"));
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  EXPECT_EQ(json_ids(gen.out, "generated_ids").size(), 8u) << gen.out;
+  const auto check = run_command(tessera("check " + shell_quote(source_path("models/llama.tsr")) + " -m " + shell_quote(out)));
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+
+TEST(Executable, LinksNoBackend) {
+  const auto r = run_command("readelf -d " + shell_quote(tessera_exe()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(NEEDED)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("tessera_cpu"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("vulkan"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("cuda"), std::string::npos) << r.out;
+}
+
+TEST(Executable, EveryCommandHasHelp) {
+  for (const std::string cmd : {"generate", "check", "backends", "bench", "init"}) {
+    const auto r = run_command(tessera(cmd + " --help"));
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
+    EXPECT_EQ(r.out.rfind("usage: tessera " + cmd, 0), 0u) << r.out;
+  }
+}
+
+TEST(Executable, UnknownCommandIsAUsageError) {
+  const auto r = run_command(tessera("genrate"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'genrate'"), std::string::npos) << r.err;
+}
+
+TEST(Bench, JsonReportsPrefillAndDecodeSpeed) {
+  const auto r = run_command(tessera("bench -m " + gguf() + " -p 16 -n 4 -r 1 --no-bandwidth --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"prompt_tokens\":16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"decode_tokens\":4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"decode_tokens_per_s\":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"weight_bytes_per_token\":"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace tessera::test

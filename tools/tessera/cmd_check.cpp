@@ -1,0 +1,51 @@
+// tessera check: parses and compiles a model definition (against a weights file when
+// one is given) and prints its summary; a mistake prints file:line:col and a caret.
+#include <cstdio>
+
+#include "core/weights/weight_file.h"
+#include "dsl/compiler.h"
+#include "dsl/model_definition.h"
+#include "tools/tessera/commands.h"
+#include "tools/tessera/runtime_options.h"
+
+namespace tessera::cli {
+
+int run_check(const Args& args) {
+  std::string weights, tokenizer, kv_dtype = "f32";
+  std::vector<std::string> sets;
+  OptionTable t("check", "FILE.tsr [-m WEIGHTS] [--set NAME=VALUE ...]",
+                "Validates a model definition and prints its summary: parameters, FLOPs per token,\n"
+                "KV-cache bytes per token. Hyper-parameters read from metadata need -m or --set.");
+  t.text("-m, --model", "FILE", "weights file to resolve metadata and check tensor shapes against", &weights)
+      .text("--tokenizer", "FILE", "llama2.c tokenizer file, with a llama2.c checkpoint", &tokenizer)
+      .texts("--set", "NAME=VALUE", "override a hyper-parameter", &sets)
+      .text("--kv-dtype", "TYPE", "KV cache element type for the summary: f32 or f16", &kv_dtype);
+  const auto positional = t.parse(args);
+  if (t.help_requested()) {
+    std::printf("%s", t.help_text().c_str());
+    return 0;
+  }
+  if (positional.size() != 1) throw UsageError{"expects exactly one model definition file (see --help)"};
+  DType kv;
+  if (!dtype_from_name(kv_dtype, &kv) || (kv != DType::F32 && kv != DType::F16)) {
+    throw UsageError{"--kv-dtype must be f32 or f16, got '" + kv_dtype + "'"};
+  }
+
+  std::unique_ptr<WeightFile> file;
+  if (!weights.empty()) file = open_weight_file(weights, tokenizer);
+  try {
+    const auto def = dsl::parse_model_file(positional[0]);
+    dsl::CompileOptions options;
+    options.weights = file.get();
+    options.overrides = parse_overrides(sets);
+    options.kv_dtype = kv;
+    const dsl::CompiledModel model = dsl::compile_model(*def, options);
+    std::printf("%s", dsl::format_summary(model, dsl::summarize(model)).c_str());
+  } catch (const dsl::DslError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,61 @@
+// tessera: the command-line front end. Thin over the library: every subcommand
+// lives in its own file; errors become one line on stderr and a non-zero exit.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "core/util/error.h"
+#include "tools/tessera/commands.h"
+#include "tools/tessera/options.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const tessera::cli::Args&);
+};
+
+constexpr Command kCommands[] = {
+    {"generate", "generate text from a prompt", tessera::cli::run_generate},
+    {"check", "validate a model definition and print its summary", tessera::cli::run_check},
+    {"backends", "list the backend plugins, their devices and kernels", tessera::cli::run_backends},
+    {"bench", "measure prefill and decode speed", tessera::cli::run_bench},
+    {"init", "write a random-weight GGUF model of any shape a definition allows", tessera::cli::run_init},
+};
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out, "usage: tessera <command> [options]\n\ncommands:\n");
+  for (const Command& c : kCommands) {
+    std::fprintf(out, "  %-10s %.*s\n", std::string(c.name).c_str(), static_cast<int>(c.summary.size()),
+                 c.summary.data());
+  }
+  std::fprintf(out, "\n'tessera <command> --help' describes a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
+    print_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string_view name = argv[1];
+  for (const Command& c : kCommands) {
+    if (c.name != name) continue;
+    const tessera::cli::Args args(argv + 2, argv + argc);
+    try {
+      return c.run(args);
+    } catch (const tessera::cli::UsageError& e) {
+      std::fprintf(stderr, "tessera %s: %s\n", argv[1], e.message.c_str());
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tessera %s: error: %s\n", argv[1], e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "tessera: unknown command '%s'\n\n", argv[1]);
+  print_usage(stderr);
+  return 2;
+}

@@ -1,0 +1,105 @@
+#include "tools/tessera/random_model.h"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <set>
+
+#include "core/util/error.h"
+
+namespace tessera::cli {
+namespace {
+
+MetaValue typed(MetaValue v, int gguf_type) {
+  v.gguf_type = gguf_type;
+  return v;
+}
+
+constexpr int kGgufUint32 = 4, kGgufInt32 = 5, kGgufFloat32 = 6, kGgufString = 8, kGgufArray = 9;
+
+MetaValue hparam_value(const dsl::HParam& h) {
+  if (h.is_integer && h.value >= 0 && h.value <= 4294967295.0) {
+    return typed(MetaValue{static_cast<uint64_t>(h.value)}, kGgufUint32);
+  }
+  if (h.is_integer) return typed(MetaValue{static_cast<int64_t>(h.value)}, kGgufInt32);
+  return typed(MetaValue{h.value}, kGgufFloat32);
+}
+
+// Deterministic per tensor: the seed mixed with the tensor's index.
+void fill_rows(DType dtype, int64_t cols, float center, float half_width, uint64_t seed, int64_t first_row,
+               int64_t n_rows, void* dst) {
+  std::vector<float> row(static_cast<size_t>(cols));
+  const int64_t row_bytes = dtype_row_bytes(dtype, cols);
+  for (int64_t r = 0; r < n_rows; ++r) {
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(first_row + r));
+    for (float& v : row) {
+      const double u = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+      v = center + half_width * static_cast<float>(2.0 * u - 1.0);
+    }
+    quantize_row(dtype, row.data(), static_cast<uint8_t*>(dst) + r * row_bytes, cols);
+  }
+}
+
+}  // namespace
+
+void add_random_model(const dsl::CompiledModel& model, DType dtype, uint64_t seed, GgufWriter& writer) {
+  writer.set_meta("general.architecture", typed(MetaValue{model.name}, kGgufString));
+  writer.set_meta("general.name", typed(MetaValue{model.name + " (random weights)"}, kGgufString));
+  for (const dsl::HParam& h : model.hparams) {
+    if (!h.meta_key.empty()) writer.set_meta(h.meta_key, hparam_value(h));
+  }
+  std::set<std::string> written;
+  uint64_t index = 0;
+  for (const GraphTensor& t : model.graph.tensors()) {
+    if (t.role != TensorRole::Weight || !written.insert(t.file_name).second) continue;
+    const bool matrix = t.shape.size() >= 2;
+    const DType d = matrix ? dtype : DType::F32;
+    const int64_t cols = t.shape.back();
+    const float half_width = matrix ? std::sqrt(3.0f / static_cast<float>(cols)) : 0.1f;
+    const float center = matrix ? 0.0f : 1.0f;
+    const uint64_t tensor_seed = seed + 1000003ull * ++index;
+    writer.add_tensor(t.file_name, d, t.shape, [=](int64_t first, int64_t n, void* dst) {
+      fill_rows(d, cols, center, half_width, tensor_seed, first, n, dst);
+    });
+  }
+}
+
+void add_byte_vocab(int64_t n_vocab, GgufWriter& writer) {
+  if (n_vocab < 259) throw Error("a byte vocabulary needs at least 259 tokens, the model has " + std::to_string(n_vocab));
+  MetaArray tokens, scores, types;
+  auto add = [&](std::string text, float score, int type) {
+    tokens.push_back(typed(MetaValue{std::move(text)}, kGgufString));
+    scores.push_back(typed(MetaValue{static_cast<double>(score)}, kGgufFloat32));
+    types.push_back(typed(MetaValue{static_cast<int64_t>(type)}, kGgufInt32));
+  };
+  add("<unk>", 0, 2);
+  add("<s>", 0, 3);
+  add("</s>", 0, 3);
+  for (int b = 0; b < 256; ++b) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+    add(buf, 0, 6);
+  }
+  // Printable ASCII (space as U+2581) so plain text gets real pieces.
+  for (int c = 0x20; c < 0x7f && static_cast<int64_t>(tokens.size()) < n_vocab; ++c) {
+    add(c == ' ' ? "\xe2\x96\x81" : std::string(1, static_cast<char>(c)), -1.0f - static_cast<float>(c), 1);
+  }
+  while (static_cast<int64_t>(tokens.size()) < n_vocab) {
+    add("<unused" + std::to_string(tokens.size()) + ">", -1e9f, 5);
+  }
+  auto array_of = [](MetaArray a, int elem) {
+    MetaValue v{std::move(a)};
+    v.gguf_type = kGgufArray;
+    v.gguf_elem_type = elem;
+    return v;
+  };
+  writer.set_meta("tokenizer.ggml.model", typed(MetaValue{std::string("llama")}, kGgufString));
+  writer.set_meta("tokenizer.ggml.tokens", array_of(std::move(tokens), kGgufString));
+  writer.set_meta("tokenizer.ggml.scores", array_of(std::move(scores), kGgufFloat32));
+  writer.set_meta("tokenizer.ggml.token_type", array_of(std::move(types), kGgufInt32));
+  writer.set_meta("tokenizer.ggml.bos_token_id", typed(MetaValue{uint64_t{1}}, kGgufUint32));
+  writer.set_meta("tokenizer.ggml.eos_token_id", typed(MetaValue{uint64_t{2}}, kGgufUint32));
+  writer.set_meta("tokenizer.ggml.unknown_token_id", typed(MetaValue{uint64_t{0}}, kGgufUint32));
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,92 @@
+#include "tools/tessera/runtime_options.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "core/util/error.h"
+
+namespace tessera::cli {
+
+void RuntimeOptions::add_to(OptionTable& t) {
+  t.text("-m, --model", "FILE", "weights: a GGUF file or a llama2.c checkpoint", &model)
+      .text("--tokenizer", "FILE", "llama2.c tokenizer file (tok512.bin) for a llama2.c checkpoint", &tokenizer)
+      .text("--arch", "FILE", "model definition (.tsr); default: chosen by general.architecture", &arch)
+      .texts("--set", "NAME=VALUE", "override a hyper-parameter of the model definition", &sets)
+      .text("-b, --backend", "NAME[:N]", "backend plugin and device index", &backend, "TESSERA_BACKEND")
+      .text("--plugin-dir", "DIR", "extra directory searched first for backend plugins", &plugin_dir)
+      .integer("-t, --threads", "N", "CPU threads; 0 = all cores", &threads, 0, 1024, "TESSERA_THREADS")
+      .integer("-c, --ctx", "N", "context length (tokens the KV cache holds); 0 = the model's", &ctx, 0,
+               int64_t{1} << 24)
+      .integer("--kv-block", "N", "tokens per KV cache block", &kv_block, 1, 4096)
+      .text("--kv-dtype", "TYPE", "KV cache element type: f32 or f16", &kv_dtype);
+}
+
+SessionOptions RuntimeOptions::session_options() const {
+  SessionOptions s;
+  s.kv_block = static_cast<int32_t>(kv_block);
+  s.n_ctx = ctx;
+  return s;
+}
+
+std::map<std::string, std::string> parse_overrides(const std::vector<std::string>& sets) {
+  std::map<std::string, std::string> out;
+  for (const std::string& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
+      throw UsageError{"--set expects NAME=VALUE, got '" + s + "'"};
+    }
+    out[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> model_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("TESSERA_MODEL_PATH"); env && *env) {
+    std::stringstream ss(env);
+    std::string d;
+    while (std::getline(ss, d, ':')) {
+      if (!d.empty()) dirs.push_back(d);
+    }
+  }
+  for (std::string& d : Model::builtin_model_dirs()) dirs.push_back(std::move(d));
+  return dirs;
+}
+
+}  // namespace
+
+Runtime load_runtime(const RuntimeOptions& o) {
+  if (o.model.empty()) throw UsageError{"no model given: pass -m FILE (see --help)"};
+  DType kv_dtype;
+  if (!dtype_from_name(o.kv_dtype, &kv_dtype) || (kv_dtype != DType::F32 && kv_dtype != DType::F16)) {
+    throw UsageError{"--kv-dtype must be f32 or f16, got '" + o.kv_dtype + "'"};
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Runtime rt;
+  rt.host = std::make_unique<PluginHost>(PluginHost::default_search_dirs(o.plugin_dir));
+  rt.backend = open_backend(*rt.host, o.backend, static_cast<int32_t>(o.threads));
+
+  ModelSpec spec;
+  spec.weights_path = o.model;
+  spec.tokenizer_path = o.tokenizer;
+  spec.arch_path = o.arch;
+  spec.model_dirs = model_dirs();
+  spec.overrides = parse_overrides(o.sets);
+  spec.kv_dtype = kv_dtype;
+  rt.model = Model::load(spec);
+  rt.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  const auto& info = rt.backend.device->info();
+  std::fprintf(stderr, "tessera: model %s (%s), definition %s (%s)\n", o.model.c_str(),
+               rt.model->weights().format().c_str(), rt.model->arch_path().c_str(), rt.model->arch_reason().c_str());
+  std::fprintf(stderr, "tessera: backend %s (%s), loaded in %.0f ms\n", rt.backend.device->name().c_str(),
+               info.description, rt.load_ms);
+  return rt;
+}
+
+}  // namespace tessera::cli

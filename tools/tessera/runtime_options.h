@@ -1,0 +1,46 @@
+// The options every command that runs a model shares (model files, architecture,
+// backend, threads, KV cache), and loading the model and backend they name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/backend.h"
+#include "core/engine/model.h"
+#include "core/engine/session.h"
+#include "core/plugin/plugin_host.h"
+#include "tools/tessera/options.h"
+
+namespace tessera::cli {
+
+struct RuntimeOptions {
+  std::string model;
+  std::string tokenizer;
+  std::string arch;
+  std::string backend = "cpu";
+  std::string plugin_dir;
+  std::string kv_dtype = "f32";
+  std::vector<std::string> sets;
+  int64_t threads = 0;
+  int64_t ctx = 0;
+  int64_t kv_block = 16;
+
+  void add_to(OptionTable& table);
+  SessionOptions session_options() const;
+};
+
+struct Runtime {
+  std::unique_ptr<PluginHost> host;
+  Backend backend;
+  std::unique_ptr<Model> model;
+  double load_ms = 0;
+};
+
+// Parses "--set name=value" entries; throws UsageError on a malformed one.
+std::map<std::string, std::string> parse_overrides(const std::vector<std::string>& sets);
+// Loads the plugins, opens the backend and loads the model; logs one line to stderr.
+Runtime load_runtime(const RuntimeOptions& options);
+
+}  // namespace tessera::cli
