@@ -11,6 +11,10 @@ PACKAGES=(
   libboost-dev libboost-filesystem-dev
   tao-pegtl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # The Vulkan backend: loader and headers, Mesa's lavapipe (a CPU Vulkan device, so
+  # the Vulkan tests run anywhere), the validation layer, and glslang for the shaders.
+  libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
+  glslang-tools glslang-dev spirv-tools
 )
 
 missing=()

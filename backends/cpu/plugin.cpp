@@ -1,10 +1,12 @@
 // The CPU backend as a Tessera plugin: the ABI table (one device, host buffers, the
 // kernels of kernel_table) and the exported entry point. Every slot catches all
 // exceptions and answers with a status code.
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include <tessera/plugin_abi.h>
 

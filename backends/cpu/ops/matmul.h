@@ -1,5 +1,6 @@
 // MATMUL kernels: out[n, m] = sum_k x[n, k] * w[m, k], with x [N, K] f32, the weight
-// w [M, K] in f32, f16, bf16 or q8_0 (the key dtype) and out [N, M] f32.
+// w [M, K] in f32, f16, bf16 or q8_0 (the key dtype) and out [N, M] f32. out must not
+// overlap x or w.
 #pragma once
 
 #include <cstdint>

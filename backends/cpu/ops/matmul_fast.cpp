@@ -3,6 +3,7 @@
 // converts a panel of weight rows to f32 once and reuses it across every row of x with
 // a register-tiled micro-kernel.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "backends/cpu/device.h"

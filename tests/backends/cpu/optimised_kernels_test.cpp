@@ -106,7 +106,9 @@ std::vector<OpCase> op_cases() {
                                {7, 33, 13}, {33, 100, 67}, {100, 7, 300}, {100, 33, 13}};
   const std::pair<tsr_dtype, const char*> dtypes[] = {
       {TSR_DTYPE_F32, "f32"}, {TSR_DTYPE_F16, "f16"}, {TSR_DTYPE_BF16, "bf16"}, {TSR_DTYPE_Q8_0, "q8_0"}};
-  for (const auto& [dtype, label] : dtypes) {
+  for (const auto& dtype_label : dtypes) {
+    const tsr_dtype dtype = dtype_label.first;  // named copies: lambdas capture them
+    const char* label = dtype_label.second;
     for (const auto& s : shapes) {
       // q8_0 rows are whole blocks of 32: round k up.
       const int64_t k = dtype == TSR_DTYPE_Q8_0 ? (s[2] + 31) / 32 * 32 : s[2];
@@ -129,7 +131,9 @@ std::vector<OpCase> op_cases() {
       {"split_kv_window", {4, 2, 16, 8, 1, 600, 1, 300}},
       {"split_kv_two_seqs", {2, 1, 16, 16, 2, 520, 1, 0, 20.0f}},
   };
-  for (const auto& [label, shape] : attention_shapes) {
+  for (const auto& named : attention_shapes) {
+    const char* label = named.first;
+    const AttentionShape shape = named.second;
     for (tsr_dtype dtype : {TSR_DTYPE_F32, TSR_DTYPE_F16}) {
       cases.push_back({std::string("attention_") + (dtype == TSR_DTYPE_F32 ? "f32_" : "f16_") + label,
                        TSR_OP_ATTENTION, attention_ref, attention_fast,

@@ -1,0 +1,176 @@
+// Logical device creation, steps, dispatch, transfers and the error word.
+#include "backends/vulkan/device.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <tessera/plugin_abi.h>
+
+#include "backends/vulkan/runtime.h"
+
+namespace tessera::vulkan {
+namespace {
+
+constexpr uint64_t kStagingBytes = uint64_t{16} << 20;
+
+struct ErrorWord {
+  uint32_t code, call;
+  int32_t index, value;
+};
+
+}  // namespace
+
+VulkanDevice::VulkanDevice(int32_t index) : physical_(Runtime::get().device(index)) {
+  create_device();
+  try {
+    vk_ = load_device(Runtime::get().functions(), device_);
+    memory_ = std::make_unique<DeviceMemory>(vk_, device_, physical_);
+    pipelines_ = std::make_unique<Pipelines>(vk_, device_);
+    stream_ = std::make_unique<CommandStream>(vk_, device_, static_cast<uint32_t>(physical_.compute_queue_family));
+    error_word_ = std::make_unique<HostBuffer>(vk_, device_, physical_, sizeof(ErrorWord));
+    std::memset(error_word_->data(), 0, sizeof(ErrorWord));
+  } catch (...) {
+    error_word_.reset();
+    stream_.reset();
+    pipelines_.reset();
+    memory_.reset();
+    if (vk_.vkDestroyDevice) vk_.vkDestroyDevice(device_, nullptr);
+    throw;
+  }
+}
+
+VulkanDevice::~VulkanDevice() {
+  if (vk_.vkDeviceWaitIdle) vk_.vkDeviceWaitIdle(device_);
+  staging_.reset();
+  error_word_.reset();
+  stream_.reset();
+  pipelines_.reset();
+  memory_.reset();
+  vk_.vkDestroyDevice(device_, nullptr);
+}
+
+void VulkanDevice::create_device() {
+  // Only what the shaders use: device addresses and 16-bit storage loads.
+  auto v11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+  v11.storageBuffer16BitAccess = VK_TRUE;
+  auto v12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  v12.bufferDeviceAddress = VK_TRUE;
+  v11.pNext = &v12;
+  auto features = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  features.pNext = &v11;
+
+  const float priority = 1.0f;
+  auto queue = make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  queue.queueFamilyIndex = static_cast<uint32_t>(physical_.compute_queue_family);
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+  auto info = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+  info.pNext = &features;
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue;
+  check(Runtime::get().functions().vkCreateDevice(physical_.handle, &info, nullptr, &device_), "vkCreateDevice");
+}
+
+uint32_t VulkanDevice::reduction_group_size() const {
+  uint32_t size = 8;
+  while (size < 128 && size < physical_.subgroup.subgroupSize) size *= 2;
+  return size;
+}
+
+void VulkanDevice::begin_step() {
+  if (in_step_) {
+    stream_->discard();
+    calls_.clear();
+  }
+  in_step_ = true;
+}
+
+void VulkanDevice::end_step() {
+  in_step_ = false;
+  flush();
+}
+
+void VulkanDevice::dispatch(const Dispatch& d, ErrorText on_error) {
+  if (d.groups_x == 0 || d.groups_y == 0) return;
+  const VkPipeline pipeline = pipelines_->get(d.shader, d.spec);
+  const VkCommandBuffer cmd = stream_->recording();
+  vk_.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vk_.vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, d.push_bytes, d.push);
+  vk_.vkCmdDispatch(cmd, d.groups_x, d.groups_y, 1);
+  stream_->barrier_after_dispatch();
+  calls_.push_back(std::move(on_error));
+  if (!in_step_) flush();
+}
+
+void VulkanDevice::flush() {
+  try {
+    stream_->submit_and_wait();
+  } catch (...) {
+    calls_.clear();
+    throw;
+  }
+  check_error_word();
+}
+
+void VulkanDevice::check_error_word() {
+  ErrorWord word;
+  std::memcpy(&word, error_word_->data(), sizeof word);
+  std::vector<ErrorText> calls;
+  calls.swap(calls_);
+  if (word.code == 0) return;
+  std::memset(error_word_->data(), 0, sizeof word);  // visible to the next submission
+  std::string message = "a kernel reported error " + std::to_string(word.code);
+  if (word.call < calls.size() && calls[word.call]) message = calls[word.call](word.code, word.index, word.value);
+  throw VulkanError(TSR_E_INVALID_ARGUMENT, message);
+}
+
+HostBuffer& VulkanDevice::staging() {
+  if (!staging_) staging_ = std::make_unique<HostBuffer>(vk_, device_, physical_, kStagingBytes);
+  return *staging_;
+}
+
+// Runs copy(chunk_offset, chunk_bytes) for consecutive staging-sized chunks of `size`.
+template <class Copy>
+void VulkanDevice::staged(uint64_t size, Copy copy) {
+  for (uint64_t done = 0; done < size;) {
+    const uint64_t chunk = std::min(size - done, staging().size());
+    copy(done, chunk);
+    done += chunk;
+  }
+}
+
+void VulkanDevice::write(const Allocation& dst, uint64_t offset, const void* src, uint64_t size) {
+  if (size == 0) return;
+  flush();
+  const auto* bytes = static_cast<const std::byte*>(src);
+  if (dst.block->mapped) {
+    std::memcpy(dst.block->mapped + dst.offset + offset, bytes, size);
+    return;
+  }
+  staged(size, [&](uint64_t at, uint64_t chunk) {
+    std::memcpy(staging().data(), bytes + at, chunk);
+    const VkBufferCopy region{0, dst.offset + offset + at, chunk};
+    vk_.vkCmdCopyBuffer(stream_->recording(), staging().buffer(), dst.block->buffer, 1, &region);
+    stream_->barrier_after_copy();
+    stream_->submit_and_wait();
+  });
+}
+
+void VulkanDevice::read(const Allocation& src, uint64_t offset, void* dst, uint64_t size) {
+  if (size == 0) return;
+  flush();
+  auto* bytes = static_cast<std::byte*>(dst);
+  if (src.block->mapped) {
+    std::memcpy(bytes, src.block->mapped + src.offset + offset, size);
+    return;
+  }
+  staged(size, [&](uint64_t at, uint64_t chunk) {
+    const VkBufferCopy region{src.offset + offset + at, 0, chunk};
+    vk_.vkCmdCopyBuffer(stream_->recording(), src.block->buffer, staging().buffer(), 1, &region);
+    stream_->barrier_after_copy();
+    stream_->submit_and_wait();
+    std::memcpy(bytes + at, staging().data(), chunk);
+  });
+}
+
+}  // namespace tessera::vulkan

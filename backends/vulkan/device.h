@@ -1,0 +1,97 @@
+// An opened Vulkan device of the plugin: the logical device and its queue, memory,
+// pipelines and command stream; steps (one command buffer per graph step), dispatches,
+// host transfers, and the device-side error word that kernels report bad indices in.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/embedded_shaders.h"
+#include "backends/vulkan/memory.h"
+#include "backends/vulkan/physical_device.h"
+#include "backends/vulkan/pipelines.h"
+#include "backends/vulkan/vk_api.h"
+
+namespace tessera::vulkan {
+
+// Turns what a shader wrote into the error word (its code, the bad element's index
+// and value) into a message, e.g. "get_rows: idx[3] = 600 is outside the table's 512 rows".
+using ErrorText = std::function<std::string(uint32_t code, int32_t index, int32_t value)>;
+
+// One compute dispatch: the pipeline (shader + specialisation constants), the push
+// constants and the workgroup grid.
+struct Dispatch {
+  ShaderId shader;
+  std::vector<uint32_t> spec;  // constant_id i = spec[i]
+  const void* push = nullptr;
+  uint32_t push_bytes = 0;
+  uint32_t groups_x = 1, groups_y = 1;
+};
+
+class VulkanDevice {
+ public:
+  // Opens the runtime's physical device `index`; throws VulkanError.
+  explicit VulkanDevice(int32_t index);
+  ~VulkanDevice();  // waits for the device, then destroys everything
+  VulkanDevice(const VulkanDevice&) = delete;
+  VulkanDevice& operator=(const VulkanDevice&) = delete;
+
+  const PhysicalDevice& physical() const { return physical_; }
+  DeviceMemory& memory() { return *memory_; }
+
+  // A step: dispatches are recorded into one command buffer until end_step submits it
+  // and waits. begin_step while a step is open drops the unsubmitted commands (a
+  // failed step left it open). Outside a step every dispatch runs before returning.
+  void begin_step();
+  void end_step();
+  bool in_step() const { return in_step_; }
+
+  // Records `d` and a barrier after it; `on_error` explains error codes the shader may
+  // write into the error word (see error_word_address / next_call_id).
+  void dispatch(const Dispatch& d, ErrorText on_error = {});
+  // What shaders that report errors need in their push constants.
+  VkDeviceAddress error_word_address() const { return error_word_->address(); }
+  uint32_t next_call_id() const { return static_cast<uint32_t>(calls_.size()); }
+  // Workgroup size for kernels that reduce across invocations: the subgroup size,
+  // clamped to a power of two in [8, 128].
+  uint32_t reduction_group_size() const;
+  // The largest workgroup count of one grid dimension.
+  uint32_t max_groups_x() const { return physical_.properties.limits.maxComputeWorkGroupCount[0]; }
+
+  // Host transfers into / out of an allocation at `offset`; synchronous. Inside a step
+  // the commands recorded so far are run first.
+  void write(const Allocation& dst, uint64_t offset, const void* src, uint64_t size);
+  void read(const Allocation& src, uint64_t offset, void* dst, uint64_t size);
+  // Runs what is recorded and waits; keeps a step open. Throws VulkanError with the
+  // kernel's message when a shader reported an error.
+  void flush();
+
+  const char* last_error() const { return last_error_.c_str(); }
+  void set_error(std::string message) noexcept { last_error_.swap(message); }
+
+ private:
+  void create_device();
+  void check_error_word();
+  HostBuffer& staging();
+  template <class Copy>
+  void staged(uint64_t size, Copy copy);
+
+  const PhysicalDevice& physical_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  DeviceFunctions vk_{};
+  std::unique_ptr<DeviceMemory> memory_;
+  std::unique_ptr<Pipelines> pipelines_;
+  std::unique_ptr<CommandStream> stream_;
+  std::unique_ptr<HostBuffer> error_word_;  // 4 x u32: code, call, index, value
+  std::unique_ptr<HostBuffer> staging_;     // created at the first staged transfer
+  std::vector<ErrorText> calls_;            // per dispatch of the pending submission
+  bool in_step_ = false;
+  std::string last_error_;
+};
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,24 @@
+// The kernels of the Vulkan plugin, one entry per (op, key dtype), and the guard that
+// keeps exceptions from crossing the ABI.
+#pragma once
+
+#include <span>
+
+#include <tessera/plugin_abi.h>
+
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+
+// The kernels as ABI descriptors (priority 0), in op order.
+std::span<const tsr_kernel_desc> kernel_descs();
+
+// Runs `body` on `device` (a VulkanDevice*), mapping exceptions to a status code and
+// the device's last_error. Fails if call->op is not `op`.
+tsr_status run_guarded(void* device, const tsr_op_call* call, tsr_op op, KernelBody body) noexcept;
+
+// The message of failures that have no device (a null device, a failed device_open).
+const char* plugin_error();
+void set_plugin_error(const char* message) noexcept;
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,122 @@
+// ATTENTION over the paged KV cache (see plugin_abi.h for the tensors): one workgroup
+// per (token, query head). Shapes and params are checked here; the sequence ids,
+// positions and block-table entries live on the device and are checked by the shader,
+// which reports the first bad one through the error word.
+#include <cmath>
+
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/launch.h"
+#include "backends/vulkan/ops/ops.h"
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+namespace {
+
+constexpr const char* kOp = "attention";
+constexpr uint32_t kGroup = 64;       // keys scored at once, one per invocation
+constexpr int32_t kMaxHeadDim = 1024; // q of one head is staged in shared memory
+
+struct Push {  // attention.comp
+  VkDeviceAddress q, k_cache, v_cache, pos, seq, block_tables, out, status;
+  uint32_t n_tokens, n_heads, n_kv_heads, block_size, n_seqs, max_blocks, n_cache_blocks, window;
+  float scale, softcap;
+  uint32_t call_id;
+};
+
+void check_params(const tsr_attention_params& p) {
+  if (p.n_heads <= 0 || p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0 || p.n_seqs <= 0 ||
+      p.max_blocks_per_seq <= 0) {
+    fail(kOp, "n_heads, n_kv_heads, head_dim, block_size, n_seqs and max_blocks_per_seq must be positive");
+  }
+  if (p.n_heads % p.n_kv_heads != 0) {
+    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " is not a multiple of n_kv_heads " +
+                  std::to_string(p.n_kv_heads));
+  }
+  if (p.window < 0) fail(kOp, "window must be >= 0, got " + std::to_string(p.window));
+  if (!(p.softcap >= 0.0f)) fail(kOp, "softcap must be >= 0, got " + std::to_string(p.softcap));
+  if (!std::isfinite(p.scale)) fail(kOp, "scale must be finite");
+  if (p.head_dim > kMaxHeadDim) {
+    fail(kOp, "head_dim " + std::to_string(p.head_dim) + " exceeds the Vulkan kernel's " +
+                  std::to_string(kMaxHeadDim));
+  }
+}
+
+void check_cache(const DeviceTensor& c, const char* role, const tsr_attention_params& p, int64_t kv_width) {
+  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16) {
+    fail(kOp, std::string(role) + " is " + std::string(dtype_label(c.dtype)) + ", expected f32 or f16");
+  }
+  if (c.ndim != 3 || c.shape[1] != p.block_size || c.shape[2] != kv_width) {
+    fail(kOp, std::string(role) + " has shape " + shape_label(c) + ", expected [n_blocks, " +
+                  std::to_string(p.block_size) + ", " + std::to_string(kv_width) + "]");
+  }
+}
+
+// The message for an error code of attention.comp.
+std::string device_error(uint32_t code, int32_t token, int32_t value, const tsr_attention_params& p,
+                         int64_t n_cache_blocks) {
+  const std::string who = std::string(kOp) + ": token " + std::to_string(token);
+  switch (code) {
+    case 1:
+      return who + " has seq " + std::to_string(value) + " outside the " + std::to_string(p.n_seqs) + " block tables";
+    case 2: return who + " has negative position " + std::to_string(value);
+    case 3:
+      return who + " at position " + std::to_string(value) + " needs block index " +
+             std::to_string(value / p.block_size) + " but block tables hold " + std::to_string(p.max_blocks_per_seq) +
+             " blocks per sequence";
+    default:
+      return who + " reads block " + std::to_string(value) + " from its block table but the cache has " +
+             std::to_string(n_cache_blocks) + " blocks";
+  }
+}
+
+}  // namespace
+
+void attention(VulkanDevice& device, const tsr_op_call& call) {
+  expect_input_count(call, 6, 6, kOp);
+  const tsr_attention_params p = params_of<tsr_attention_params>(call, kOp);
+  check_params(p);
+  const DeviceTensor q = input(call, 0, kOp, "q");
+  const DeviceTensor k_cache = input(call, 1, kOp, "k_cache");
+  const DeviceTensor v_cache = input(call, 2, kOp, "v_cache");
+  const DeviceTensor pos = input(call, 3, kOp, "pos");
+  const DeviceTensor seq = input(call, 4, kOp, "seq");
+  const DeviceTensor block_tables = input(call, 5, kOp, "block_tables");
+  const DeviceTensor out = output(call, kOp);
+  const int64_t q_width = static_cast<int64_t>(p.n_heads) * p.head_dim;
+  const int64_t kv_width = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
+  expect_dtype(q, TSR_DTYPE_F32, kOp, "q");
+  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
+  expect_dtype(seq, TSR_DTYPE_I32, kOp, "seq");
+  expect_dtype(block_tables, TSR_DTYPE_I32, kOp, "block_tables");
+  if (q.cols() != q_width) {
+    fail(kOp, "q has " + std::to_string(q.cols()) + " columns but n_heads * head_dim = " + std::to_string(q_width));
+  }
+  const int64_t n_tokens = q.rows();
+  check_cache(k_cache, "k_cache", p, kv_width);
+  check_cache(v_cache, "v_cache", p, kv_width);
+  if (v_cache.dtype != k_cache.dtype || v_cache.shape[0] != k_cache.shape[0]) {
+    fail(kOp, "v_cache " + shape_label(v_cache) + " " + std::string(dtype_label(v_cache.dtype)) +
+                  " does not match k_cache " + shape_label(k_cache) + " " + std::string(dtype_label(k_cache.dtype)));
+  }
+  expect_vector(pos, n_tokens, kOp, "pos");
+  expect_vector(seq, n_tokens, kOp, "seq");
+  expect_matrix(block_tables, p.n_seqs, p.max_blocks_per_seq, kOp, "block_tables");
+  expect_matrix(out, n_tokens, q_width, kOp, "out");
+  const int64_t n_cache_blocks = k_cache.shape[0];
+
+  const Push push{q.address, k_cache.address, v_cache.address, pos.address, seq.address, block_tables.address,
+                  out.address, device.error_word_address(), static_cast<uint32_t>(n_tokens),
+                  static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.n_kv_heads),
+                  static_cast<uint32_t>(p.block_size), static_cast<uint32_t>(p.n_seqs),
+                  static_cast<uint32_t>(p.max_blocks_per_seq), static_cast<uint32_t>(n_cache_blocks),
+                  static_cast<uint32_t>(p.window), p.scale, p.softcap, device.next_call_id()};
+  const uint64_t groups = static_cast<uint64_t>(n_tokens) * static_cast<uint64_t>(p.n_heads);
+  const std::vector<uint32_t> spec = {kGroup, static_cast<uint32_t>(k_cache.dtype), static_cast<uint32_t>(p.head_dim)};
+  device.dispatch(make_dispatch(ShaderId::attention, spec, push, grid_for(device, groups, kOp)),
+                  [p, n_cache_blocks](uint32_t code, int32_t token, int32_t value) {
+                    return device_error(code, token, value, p, n_cache_blocks);
+                  });
+}
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,87 @@
+// Element-wise ops on f32: ADD, MUL and SWIGLU (binary.comp), SILU, GELU and SCALE
+// (unary.comp); one invocation per element.
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/launch.h"
+#include "backends/vulkan/ops/ops.h"
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+namespace {
+
+enum BinaryOp : uint32_t { kAdd = 0, kMul = 1, kSwiglu = 2 };
+enum UnaryOp : uint32_t { kSilu = 0, kGelu = 1, kScale = 2 };
+
+struct BinaryPush {  // binary.comp
+  VkDeviceAddress a, b, out;
+  uint32_t n, cols, broadcast;
+};
+
+struct UnaryPush {  // unary.comp
+  VkDeviceAddress x, out;
+  uint32_t n;
+  float scale;
+};
+
+Grid element_grid(const VulkanDevice& device, int64_t n, const char* op) {
+  return grid_for(device, ceil_div(static_cast<uint64_t>(n), kElementwiseGroup), op);
+}
+
+// a [rows, cols]; b the same shape, or [cols] broadcast over rows (add, mul) or exactly
+// the same shape (swiglu's gate and up).
+void binary(VulkanDevice& device, const tsr_op_call& call, const char* op, BinaryOp kind) {
+  const bool named_gate = kind == kSwiglu;
+  const char* a_role = named_gate ? "gate" : "a";
+  const char* b_role = named_gate ? "up" : "b";
+  expect_input_count(call, 2, 2, op);
+  const DeviceTensor a = input(call, 0, op, a_role);
+  const DeviceTensor b = input(call, 1, op, b_role);
+  const DeviceTensor out = output(call, op);
+  expect_dtype(a, TSR_DTYPE_F32, op, a_role);
+  expect_dtype(b, TSR_DTYPE_F32, op, b_role);
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  bool broadcast = false;
+  if (named_gate) {
+    expect_matrix(b, a.rows(), a.cols(), op, b_role);
+  } else {
+    const bool same_shape = b.rows() == a.rows() && b.cols() == a.cols();
+    broadcast = !same_shape && b.ndim == 1 && b.cols() == a.cols();
+    if (!same_shape && !broadcast) {
+      fail(op, "b has shape " + shape_label(b) + ", expected " + shape_label(a) + " or [" +
+                   std::to_string(a.cols()) + "]");
+    }
+  }
+  expect_matrix(out, a.rows(), a.cols(), op, "out");
+  BinaryPush p{a.address, b.address, out.address, static_cast<uint32_t>(a.elements()),
+               static_cast<uint32_t>(a.cols()), broadcast ? 1u : 0u};
+  device.dispatch(make_dispatch(ShaderId::binary, {kElementwiseGroup, kind}, p, element_grid(device, a.elements(), op)));
+}
+
+void unary(VulkanDevice& device, const tsr_op_call& call, const char* op, UnaryOp kind, float factor) {
+  expect_input_count(call, 1, 1, op);
+  const DeviceTensor x = input(call, 0, op, "x");
+  const DeviceTensor out = output(call, op);
+  expect_dtype(x, TSR_DTYPE_F32, op, "x");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_matrix(out, x.rows(), x.cols(), op, "out");
+  UnaryPush p{x.address, out.address, static_cast<uint32_t>(x.elements()), factor};
+  device.dispatch(make_dispatch(ShaderId::unary, {kElementwiseGroup, kind}, p, element_grid(device, x.elements(), op)));
+}
+
+}  // namespace
+
+void add(VulkanDevice& device, const tsr_op_call& call) { binary(device, call, "add", kAdd); }
+
+void mul(VulkanDevice& device, const tsr_op_call& call) { binary(device, call, "mul", kMul); }
+
+void swiglu(VulkanDevice& device, const tsr_op_call& call) { binary(device, call, "swiglu", kSwiglu); }
+
+void silu(VulkanDevice& device, const tsr_op_call& call) { unary(device, call, "silu", kSilu, 1.0f); }
+
+void gelu(VulkanDevice& device, const tsr_op_call& call) { unary(device, call, "gelu", kGelu, 1.0f); }
+
+void scale(VulkanDevice& device, const tsr_op_call& call) {
+  const float factor = params_of<tsr_scale_params>(call, "scale").scale;
+  unary(device, call, "scale", kScale, factor);
+}
+
+}  // namespace tessera::vulkan

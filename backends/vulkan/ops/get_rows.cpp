@@ -1,0 +1,44 @@
+// GET_ROWS: out [N, C] f32 = rows idx [N] of table [R, C] (f32, f16, bf16 or q8_0).
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/launch.h"
+#include "backends/vulkan/ops/ops.h"
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+namespace {
+
+constexpr const char* kOp = "get_rows";
+
+struct Push {  // get_rows.comp
+  VkDeviceAddress table, idx, out, status;
+  uint32_t n, cols, n_table_rows, call_id;
+};
+
+}  // namespace
+
+void get_rows(VulkanDevice& device, const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  const DeviceTensor table = input(call, 0, kOp, "table");  // [R, C]
+  const DeviceTensor idx = input(call, 1, kOp, "idx");      // [N] i32
+  const DeviceTensor out = output(call, kOp);               // [N, C] f32
+  if (table.dtype == TSR_DTYPE_I32) fail(kOp, "table is i32, expected f32, f16, bf16 or q8_0");
+  if (table.ndim != 2) fail(kOp, "table has shape " + shape_label(table) + ", expected [R, C]");
+  expect_dtype(idx, TSR_DTYPE_I32, kOp, "idx");
+  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  const int64_t n = idx.elements();
+  const int64_t n_rows = table.shape[0];
+  expect_vector(idx, n, kOp, "idx");
+  expect_matrix(out, n, table.cols(), kOp, "out");
+
+  Push p{table.address, idx.address, out.address, device.error_word_address(),
+         static_cast<uint32_t>(n), static_cast<uint32_t>(table.cols()), static_cast<uint32_t>(n_rows),
+         device.next_call_id()};
+  const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(out.elements()), kElementwiseGroup), kOp);
+  device.dispatch(make_dispatch(ShaderId::get_rows, {kElementwiseGroup, static_cast<uint32_t>(table.dtype)}, p, grid),
+                  [n_rows](uint32_t, int32_t index, int32_t value) {
+                    return std::string(kOp) + ": idx[" + std::to_string(index) + "] = " + std::to_string(value) +
+                           " is outside the table's " + std::to_string(n_rows) + " rows";
+                  });
+}
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,57 @@
+// KV_WRITE: rows of x [T, n_kv_heads * head_dim] f32 into the cache
+// [n_blocks, block_size, n_kv_heads * head_dim] (f32 or f16) at rows slot [T] i32.
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/launch.h"
+#include "backends/vulkan/ops/ops.h"
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+namespace {
+
+constexpr const char* kOp = "kv_write";
+
+struct Push {  // kv_write.comp
+  VkDeviceAddress x, slot, cache, status;
+  uint32_t n_tokens, width, n_slots, call_id;
+};
+
+}  // namespace
+
+void kv_write(VulkanDevice& device, const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  const DeviceTensor x = input(call, 0, kOp, "x");
+  const DeviceTensor slot = input(call, 1, kOp, "slot");
+  const DeviceTensor cache = output(call, kOp);
+  const auto& p = params_of<tsr_kv_write_params>(call, kOp);
+  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
+  expect_dtype(slot, TSR_DTYPE_I32, kOp, "slot");
+  if (cache.dtype != TSR_DTYPE_F32 && cache.dtype != TSR_DTYPE_F16) {
+    fail(kOp, "cache is " + std::string(dtype_label(cache.dtype)) + ", expected f32 or f16");
+  }
+  const int64_t width = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
+  if (p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0) {
+    fail(kOp, "n_kv_heads, head_dim and block_size must be positive");
+  }
+  if (cache.ndim != 3 || cache.shape[1] != p.block_size || cache.shape[2] != width) {
+    fail(kOp, "cache has shape " + shape_label(cache) + ", expected [n_blocks, " + std::to_string(p.block_size) +
+                  ", " + std::to_string(width) + "]");
+  }
+  if (x.cols() != width) {
+    fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_kv_heads * head_dim = " + std::to_string(width));
+  }
+  const int64_t n_tokens = x.rows();
+  expect_vector(slot, n_tokens, kOp, "slot");
+  const int64_t n_slots = cache.shape[0] * cache.shape[1];
+
+  const Push push{x.address, slot.address, cache.address, device.error_word_address(),
+                  static_cast<uint32_t>(n_tokens), static_cast<uint32_t>(width), static_cast<uint32_t>(n_slots),
+                  device.next_call_id()};
+  const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(x.elements()), kElementwiseGroup), kOp);
+  device.dispatch(make_dispatch(ShaderId::kv_write, {kElementwiseGroup, static_cast<uint32_t>(cache.dtype)}, push, grid),
+                  [n_slots](uint32_t, int32_t index, int32_t value) {
+                    return std::string(kOp) + ": slot[" + std::to_string(index) + "] = " + std::to_string(value) +
+                           " is outside the cache's " + std::to_string(n_slots) + " rows";
+                  });
+}
+
+}  // namespace tessera::vulkan

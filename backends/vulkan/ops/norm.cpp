@@ -1,0 +1,53 @@
+// RMS_NORM and LAYER_NORM: x [N, C] f32, w [C] f32 (and the optional layer-norm bias
+// b [C]), out [N, C] f32; one workgroup per row.
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/launch.h"
+#include "backends/vulkan/ops/ops.h"
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+namespace {
+
+constexpr uint32_t kGroup = 128;  // invocations per row; a power of two
+enum NormKind : uint32_t { kRms = 0, kLayer = 1 };
+
+struct Push {  // norm.comp
+  VkDeviceAddress x, w, b, out;
+  uint32_t rows, cols;
+  float eps;
+  uint32_t weight_plus_one, has_bias;
+};
+
+void norm(VulkanDevice& device, const tsr_op_call& call, const char* op, NormKind kind) {
+  expect_input_count(call, 2, kind == kLayer ? 3 : 2, op);
+  const DeviceTensor x = input(call, 0, op, "x");
+  const DeviceTensor w = input(call, 1, op, "w");
+  const DeviceTensor out = output(call, op);
+  const auto& params = params_of<tsr_norm_params>(call, op);
+  expect_dtype(x, TSR_DTYPE_F32, op, "x");
+  expect_dtype(w, TSR_DTYPE_F32, op, "w");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_vector(w, x.cols(), op, "w");
+  expect_matrix(out, x.rows(), x.cols(), op, "out");
+  VkDeviceAddress bias = 0;
+  if (call.n_inputs > 2) {
+    const DeviceTensor b = input(call, 2, op, "b");
+    expect_dtype(b, TSR_DTYPE_F32, op, "b");
+    expect_vector(b, x.cols(), op, "b");
+    bias = b.address;
+  }
+  if (!(params.eps >= 0.0f)) fail(op, "eps must be >= 0, got " + std::to_string(params.eps));
+  if (x.cols() == 0) return;  // nothing to normalise
+
+  Push p{x.address, w.address, bias, out.address, static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()),
+         params.eps, params.weight_plus_one != 0 ? 1u : 0u, bias != 0 ? 1u : 0u};
+  device.dispatch(make_dispatch(ShaderId::norm, {kGroup, kind}, p, grid_for(device, static_cast<uint64_t>(x.rows()), op)));
+}
+
+}  // namespace
+
+void rms_norm(VulkanDevice& device, const tsr_op_call& call) { norm(device, call, "rms_norm", kRms); }
+
+void layer_norm(VulkanDevice& device, const tsr_op_call& call) { norm(device, call, "layer_norm", kLayer); }
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,26 @@
+// The host side of every Vulkan kernel: each validates its call like the CPU kernel
+// of the same op and records the dispatch of its shader (backends/vulkan/shaders/).
+// Inputs and outputs are as documented in plugin_abi.h.
+#pragma once
+
+#include <tessera/plugin_abi.h>
+
+namespace tessera::vulkan {
+
+class VulkanDevice;
+
+void get_rows(VulkanDevice& device, const tsr_op_call& call);    // get_rows.comp
+void rms_norm(VulkanDevice& device, const tsr_op_call& call);    // norm.comp
+void layer_norm(VulkanDevice& device, const tsr_op_call& call);  // norm.comp
+void matmul(VulkanDevice& device, const tsr_op_call& call);      // matmul_vec.comp, matmul_tiled.comp
+void add(VulkanDevice& device, const tsr_op_call& call);         // binary.comp
+void mul(VulkanDevice& device, const tsr_op_call& call);         // binary.comp
+void swiglu(VulkanDevice& device, const tsr_op_call& call);      // binary.comp
+void silu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
+void gelu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
+void scale(VulkanDevice& device, const tsr_op_call& call);       // unary.comp
+void rope(VulkanDevice& device, const tsr_op_call& call);        // rope.comp
+void kv_write(VulkanDevice& device, const tsr_op_call& call);    // kv_write.comp
+void attention(VulkanDevice& device, const tsr_op_call& call);   // attention.comp
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,65 @@
+// ROPE: x, out [T, n_heads * head_dim] f32, pos [T] i32; one invocation per element.
+#include <cmath>
+
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/launch.h"
+#include "backends/vulkan/ops/ops.h"
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+namespace {
+
+constexpr const char* kOp = "rope";
+
+struct Push {  // rope.comp
+  VkDeviceAddress x, pos, out;
+  uint32_t n_tokens, n_heads, head_dim, n_rot, neox;
+  float freq_scale;
+  float log2_theta_step;
+};
+
+void check_params(const tsr_rope_params& p) {
+  if (p.n_heads <= 0 || p.head_dim <= 0) {
+    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " and head_dim " + std::to_string(p.head_dim) +
+                  " must be positive");
+  }
+  if (p.n_rot < 0 || p.n_rot > p.head_dim || p.n_rot % 2 != 0) {
+    fail(kOp, "n_rot " + std::to_string(p.n_rot) + " must be even and within head_dim " +
+                  std::to_string(p.head_dim));
+  }
+  if (p.pairing != TSR_ROPE_INTERLEAVED && p.pairing != TSR_ROPE_NEOX) {
+    fail(kOp, "unknown pairing " + std::to_string(p.pairing));
+  }
+}
+
+}  // namespace
+
+void rope(VulkanDevice& device, const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  const DeviceTensor x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
+  const DeviceTensor pos = input(call, 1, kOp, "pos");  // [T]
+  const DeviceTensor out = output(call, kOp);
+  const auto& p = params_of<tsr_rope_params>(call, kOp);
+  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
+  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
+  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  check_params(p);
+  const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
+  if (x.cols() != width) {
+    fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_heads * head_dim = " + std::to_string(width));
+  }
+  const int64_t n_tokens = x.rows();
+  expect_vector(pos, n_tokens, kOp, "pos");
+  expect_matrix(out, n_tokens, width, kOp, "out");
+
+  // Frequencies theta^(-2i / n_rot) = exp2(-i * step): the step is formed in double so
+  // the shader's error stays that of one exp2.
+  const double step = p.n_rot > 0 ? 2.0 * std::log2(static_cast<double>(p.theta)) / p.n_rot : 0.0;
+  const Push push{x.address, pos.address, out.address, static_cast<uint32_t>(n_tokens),
+                  static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.head_dim), static_cast<uint32_t>(p.n_rot),
+                  p.pairing == TSR_ROPE_NEOX ? 1u : 0u, p.freq_scale, static_cast<float>(step)};
+  const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(x.elements()), kElementwiseGroup), kOp);
+  device.dispatch(make_dispatch(ShaderId::rope, {kElementwiseGroup}, push, grid));
+}
+
+}  // namespace tessera::vulkan

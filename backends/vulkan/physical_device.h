@@ -1,0 +1,54 @@
+// What the plugin knows about one Vulkan physical device: the properties, features
+// and memory it reads once, whether the kernels can run on it, and its description
+// for `tessera backends`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <tessera/plugin_abi.h>
+
+#include "backends/vulkan/vk_api.h"
+
+namespace tessera::vulkan {
+
+struct PhysicalDevice {
+  VkPhysicalDevice handle = VK_NULL_HANDLE;
+  uint32_t api_version = 0;  // min(the device's, the instance's)
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceDriverProperties driver{};
+  VkPhysicalDeviceSubgroupProperties subgroup{};
+  uint64_t max_allocation_bytes = 0;  // maxMemoryAllocationSize
+  VkPhysicalDeviceMemoryProperties memory{};
+  bool buffer_device_address = false;
+  bool storage_buffer_16bit = false;
+  bool shader_float16 = false;
+  bool shader_int8 = false;
+  bool int8_dot = false;              // shaderIntegerDotProduct
+  bool int8_dot_accelerated = false;  // integerDotProduct4x8BitPackedSignedAccelerated
+  int32_t compute_queue_family = -1;
+};
+
+// Reads everything the plugin uses from `device`; `instance_version` caps the version
+// whose structures are queried.
+PhysicalDevice query_physical_device(const InstanceFunctions& vk, VkPhysicalDevice device,
+                                     uint32_t instance_version);
+
+// What the kernels need and the device lacks, e.g. "bufferDeviceAddress, a compute
+// queue"; empty when the device is usable.
+std::string missing_requirements(const PhysicalDevice& device);
+
+// Bytes of the largest device-local heap.
+uint64_t device_local_bytes(const PhysicalDevice& device);
+
+// Preference order of device types: discrete GPUs first, CPU implementations last.
+int device_type_rank(const PhysicalDevice& device);
+
+// name = the driver's device name; description = vendor, driver, Vulkan version, type,
+// subgroup size and the optional features ("fp16 yes, 16-bit storage yes, int8 dot no").
+void describe(const PhysicalDevice& device, tsr_device_info* out);
+
+// Copies `text` into the fixed-size field `dst`, truncated to capacity - 1 bytes.
+void copy_text(char* dst, size_t capacity, const std::string& text);
+
+}  // namespace tessera::vulkan

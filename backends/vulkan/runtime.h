@@ -1,0 +1,72 @@
+// The process-wide Vulkan state of the plugin: the loader, one instance, the usable
+// physical devices (best first) or the reason there are none, and the validation
+// messages the debug messenger counted.
+//
+// Switch: TESSERA_VULKAN_VALIDATION=1 in the environment (read once, here) enables the
+// Khronos validation layer and a debug-utils messenger that counts every validation or
+// performance warning and error, prints it to stderr, and appends "validation on, N messages" to each
+// device's description (device_info is live, so a host or a test can re-read N).
+// Without the layer installed the description says "validation layer missing".
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/physical_device.h"
+#include "backends/vulkan/vk_api.h"
+
+namespace tessera::vulkan {
+
+class Runtime {
+ public:
+  // The runtime, created at the first call (loader, instance, device scan); never
+  // throws: a failure leaves it without devices and with a reason.
+  static Runtime& get();
+
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  // At plugin unload: destroys the messenger but leaves the instance and the loader
+  // alive for the rest of the process (unloading a Vulkan driver mid-process is unsafe).
+  ~Runtime();
+
+  int32_t device_count() const { return static_cast<int32_t>(devices_.size()); }
+  const PhysicalDevice& device(int32_t index) const { return devices_.at(static_cast<size_t>(index)); }
+  // Why there is no device (no loader, no driver, no usable device), or "" if there are.
+  const std::string& unavailable_reason() const { return reason_; }
+
+  VkInstance instance() const { return instance_; }
+  const InstanceFunctions& functions() const { return functions_; }
+  uint32_t api_version() const { return api_version_; }
+
+  // The validation switch and what it observed.
+  bool validation_requested() const { return validation_requested_; }
+  bool validation_active() const { return validation_active_; }
+  uint64_t validation_messages() const { return messages_.load(); }
+  void record_message(const char* text);
+
+  // describe() plus the validation note when the switch is on.
+  void describe_device(int32_t index, tsr_device_info* out) const;
+
+ private:
+  Runtime();
+  void create_instance();
+  void scan_devices();
+
+  Loader loader_;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  InstanceFunctions functions_{};
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  uint32_t api_version_ = VK_API_VERSION_1_2;
+  std::vector<PhysicalDevice> devices_;
+  std::string reason_;
+  bool validation_requested_ = false;
+  bool validation_active_ = false;
+  std::atomic<uint64_t> messages_{0};
+  std::mutex print_mutex_;
+};
+
+}  // namespace tessera::vulkan

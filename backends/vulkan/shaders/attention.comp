@@ -1,0 +1,145 @@
+// ATTENTION over the paged KV cache, one workgroup per (token t, query head h):
+//   q [T, n_heads * HEAD_DIM] f32; k_cache, v_cache [n_blocks, block_size,
+//   n_kv_heads * HEAD_DIM] in DTYPE; pos, seq i32 [T]; block_tables i32
+//   [n_seqs, max_blocks]; out [T, n_heads * HEAD_DIM] f32.
+// Token t of sequence seq[t] attends to positions first..pos[t] (first = 0, or
+// pos - window + 1), found through its block table; query head h reads KV head
+// h / (n_heads / n_kv_heads). Keys are taken WG at a time, one per invocation, with an
+// online softmax; each invocation then accumulates its share of the HEAD_DIM outputs.
+// Bad sequence ids, positions or block-table entries are reported (the row becomes 0).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint WG = 64u;
+layout(constant_id = 1) const uint DTYPE = 0u;  // of the caches: f32 or f16
+layout(constant_id = 2) const uint HEAD_DIM = 64u;
+
+const uint DIMS_PER_INVOCATION = (HEAD_DIM + WG - 1u) / WG;
+
+layout(push_constant) uniform Push {
+  FloatRef q;
+  HalfRef k_cache;
+  HalfRef v_cache;
+  IntRef pos;
+  IntRef seq;
+  IntRef block_tables;
+  FloatRef out_;
+  StatusRef status;
+  uint n_tokens;
+  uint n_heads;
+  uint n_kv_heads;
+  uint block_size;
+  uint n_seqs;
+  uint max_blocks;
+  uint n_cache_blocks;
+  uint window;   // 0: full causal
+  float scale;
+  float softcap;  // 0: none
+  uint call_id;
+} p;
+
+shared float q_sh[HEAD_DIM];
+shared float score_sh[WG];
+shared int row_sh[WG];  // cache row of each key of the chunk; -1 when unusable
+
+float cache_at(HalfRef cache, uint i) {
+  return DTYPE == DTYPE_F16 ? half_at(cache, i) : FloatRef(cache).v[i];
+}
+
+// tanh without the overflow of exp(2x) for large |x|.
+float stable_tanh(float x) {
+  const float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
+void main() {
+  const float NEG_INF = uintBitsToFloat(0xff800000u);
+  const uint group = flat_group_id();
+  if (group >= p.n_tokens * p.n_heads) return;
+  const uint t = group / p.n_heads, h = group % p.n_heads;
+  const uint tid = gl_LocalInvocationID.x;
+  const uint kv_width = p.n_kv_heads * HEAD_DIM;
+  const uint kv_col = (h / (p.n_heads / p.n_kv_heads)) * HEAD_DIM;
+  const uint q_base = (t * p.n_heads + h) * HEAD_DIM;
+
+  // The token's sequence and position; the same for the whole workgroup.
+  const int s = p.seq.v[t];
+  const int position = p.pos.v[t];
+  uint code = 0u;
+  int bad = 0;
+  if (s < 0 || uint(s) >= p.n_seqs) {
+    code = 1u; bad = s;
+  } else if (position < 0) {
+    code = 2u; bad = position;
+  } else if (uint(position) / p.block_size >= p.max_blocks) {
+    code = 3u; bad = position;
+  }
+  if (code != 0u) {
+    if (tid == 0u) report_error(p.status, p.call_id, code, int(t), bad);
+    for (uint d = tid; d < HEAD_DIM; d += WG) p.out_.v[q_base + d] = 0.0;
+    return;
+  }
+
+  for (uint d = tid; d < HEAD_DIM; d += WG) q_sh[d] = p.q.v[q_base + d];
+  barrier();
+
+  const int first = p.window > 0u ? max(0, position - int(p.window) + 1) : 0;
+  const uint table = uint(s) * p.max_blocks;
+  float running_max = NEG_INF;
+  float total = 0.0;
+  float acc[DIMS_PER_INVOCATION];
+  for (uint i = 0u; i < DIMS_PER_INVOCATION; ++i) acc[i] = 0.0;
+
+  for (int base = first; base <= position; base += int(WG)) {
+    // Scores of this chunk's keys, one key per invocation.
+    const int key = base + int(tid);
+    float score = NEG_INF;
+    int row = -1;
+    if (key <= position) {
+      const int block = p.block_tables.v[table + uint(key) / p.block_size];
+      if (block < 0 || uint(block) >= p.n_cache_blocks) {
+        report_error(p.status, p.call_id, 4u, int(t), block);
+      } else {
+        row = block * int(p.block_size) + key % int(p.block_size);
+        const uint k_base = uint(row) * kv_width + kv_col;
+        float dot_qk = 0.0;
+        for (uint d = 0u; d < HEAD_DIM; ++d) dot_qk += q_sh[d] * cache_at(p.k_cache, k_base + d);
+        score = dot_qk * p.scale;
+        if (p.softcap > 0.0) score = p.softcap * stable_tanh(score / p.softcap);
+      }
+    }
+    score_sh[tid] = score;
+    row_sh[tid] = row;
+    barrier();
+
+    // Online softmax: rescale what was accumulated to the new maximum, then add the chunk.
+    const uint count = min(WG, uint(position - base + 1));
+    float chunk_max = NEG_INF;
+    for (uint j = 0u; j < count; ++j) chunk_max = max(chunk_max, score_sh[j]);
+    const float new_max = max(running_max, chunk_max);
+    if (new_max > NEG_INF) {
+      const float correction = exp(running_max - new_max);
+      total *= correction;
+      for (uint i = 0u; i < DIMS_PER_INVOCATION; ++i) acc[i] *= correction;
+      for (uint j = 0u; j < count; ++j) {
+        if (row_sh[j] < 0) continue;
+        const float weight = exp(score_sh[j] - new_max);
+        total += weight;
+        const uint v_base = uint(row_sh[j]) * kv_width + kv_col;
+        for (uint i = 0u; i < DIMS_PER_INVOCATION; ++i) {
+          const uint d = tid + i * WG;
+          if (d < HEAD_DIM) acc[i] += weight * cache_at(p.v_cache, v_base + d);
+        }
+      }
+      running_max = new_max;
+    }
+    barrier();  // the chunk's shared scores are overwritten next
+  }
+
+  for (uint i = 0u; i < DIMS_PER_INVOCATION; ++i) {
+    const uint d = tid + i * WG;
+    if (d < HEAD_DIM) p.out_.v[q_base + d] = total > 0.0 ? acc[i] / total : 0.0;
+  }
+}

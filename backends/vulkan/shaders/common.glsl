@@ -1,0 +1,53 @@
+// Shared declarations of the Tessera compute shaders: tensors are reached through
+// buffer device addresses passed in push constants (no descriptor sets), so a tensor
+// may sit at any offset of any size of buffer.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_16bit_storage : require
+
+// Element views of a tensor's first byte. 16-bit data (f16, bf16, and q8_0 blocks of
+// 17 halves) is read as uint16 and converted, which needs only 16-bit storage access.
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer FloatRef { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer IntRef { int v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer HalfRef { uint16_t v[]; };
+
+// The device's error word: the first kernel that finds a bad index in device data
+// (a token id, a KV slot, a block-table entry) records it here; the host reads it
+// after the submission and turns it into an error message.
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer StatusRef {
+  uint code;   // 0: no error; otherwise the kernel's own error code
+  uint call;   // the dispatch's index within the submission
+  int index;   // which element was bad (a row, a token)
+  int value;   // the bad value
+};
+
+void report_error(StatusRef status, uint call_id, uint code, int index, int value) {
+  if (atomicCompSwap(status.code, 0u, code) == 0u) {
+    status.call = call_id;
+    status.index = index;
+    status.value = value;
+  }
+}
+
+// tsr_dtype values used by specialisation constants.
+const uint DTYPE_F32 = 0u;
+const uint DTYPE_F16 = 1u;
+const uint DTYPE_BF16 = 2u;
+const uint DTYPE_Q8_0 = 3u;
+
+// Workgroups beyond 65535 in x are folded into y; this is the flat workgroup index.
+uint flat_group_id() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+
+float half_at(HalfRef r, uint i) { return unpackHalf2x16(uint(r.v[i])).x; }
+float bf16_at(HalfRef r, uint i) { return uintBitsToFloat(uint(r.v[i]) << 16); }
+
+// Element k of row `row` of a [rows, cols] matrix of dtype `dtype`; `data` is its first
+// byte. q8_0 rows are cols / 32 blocks of 34 bytes (17 halves): the f16 scale d, then
+// 32 int8 q, two per half (low byte first); value = d * q.
+float matrix_elem(uint dtype, HalfRef data, uint row, uint cols, uint k) {
+  if (dtype == DTYPE_F32) return FloatRef(data).v[row * cols + k];
+  if (dtype == DTYPE_F16) return half_at(data, row * cols + k);
+  if (dtype == DTYPE_BF16) return bf16_at(data, row * cols + k);
+  const uint block = row * (cols / 32u) * 17u + (k / 32u) * 17u;
+  const uint pair = uint(data.v[block + 1u + (k % 32u) / 2u]);
+  return half_at(data, block) * float(bitfieldExtract(int(pair), int((k & 1u) * 8u), 8));
+}

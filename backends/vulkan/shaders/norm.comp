@@ -1,0 +1,67 @@
+// RMS_NORM (KIND 0) and LAYER_NORM (KIND 1) over the rows of x [rows, cols] f32:
+// one workgroup per row, sums reduced in shared memory.
+//   rms:   out = x / sqrt(mean(x^2) + eps) * g
+//   layer: out = (x - mean) / sqrt(var + eps) * g + b
+// with g = w, or 1 + w when weight_plus_one is set.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint WG = 128u;
+layout(constant_id = 1) const uint KIND = 0u;
+
+layout(push_constant) uniform Push {
+  FloatRef x;
+  FloatRef w;
+  FloatRef b;  // layer norm bias; unused when has_bias is 0
+  FloatRef out_;
+  uint rows;
+  uint cols;
+  float eps;
+  uint weight_plus_one;
+  uint has_bias;
+} p;
+
+shared float partial[WG];
+
+// The sum of every invocation's `v`, returned to all of them.
+float workgroup_sum(float v) {
+  const uint t = gl_LocalInvocationID.x;
+  partial[t] = v;
+  barrier();
+  for (uint s = WG / 2u; s > 0u; s >>= 1u) {
+    if (t < s) partial[t] += partial[t + s];
+    barrier();
+  }
+  const float total = partial[0];
+  barrier();  // partial is reused by the next call
+  return total;
+}
+
+void main() {
+  const uint row = flat_group_id();
+  if (row >= p.rows) return;
+  const uint t = gl_LocalInvocationID.x;
+  const uint base = row * p.cols;
+  const float n = float(p.cols);
+
+  float mean = 0.0;
+  if (KIND == 1u) {
+    float s = 0.0;
+    for (uint c = t; c < p.cols; c += WG) s += p.x.v[base + c];
+    mean = workgroup_sum(s) / n;
+  }
+  float sq = 0.0;
+  for (uint c = t; c < p.cols; c += WG) {
+    const float d = p.x.v[base + c] - mean;
+    sq += d * d;
+  }
+  const float inv = inversesqrt(workgroup_sum(sq) / n + p.eps);
+  for (uint c = t; c < p.cols; c += WG) {
+    const float g = p.weight_plus_one != 0u ? 1.0 + p.w.v[c] : p.w.v[c];
+    float y = (p.x.v[base + c] - mean) * inv * g;
+    if (KIND == 1u && p.has_bias != 0u) y += p.b.v[c];
+    p.out_.v[base + c] = y;
+  }
+}

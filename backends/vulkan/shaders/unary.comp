@@ -1,0 +1,38 @@
+// Element-wise ops of one f32 input, chosen by OP:
+//   0 SILU: x * sigmoid(x)    1 GELU: 0.5 x (1 + erf(x / sqrt 2))    2 SCALE: x * scale
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint OP = 0u;
+
+layout(push_constant) uniform Push {
+  FloatRef x;
+  FloatRef out_;
+  uint n;
+  float scale;
+} p;
+
+// erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7); GLSL has none.
+float erf_approx(float x) {
+  const float t = 1.0 / (1.0 + 0.3275911 * abs(x));
+  const float poly =
+      t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  return sign(x) * (1.0 - poly * exp(-x * x));
+}
+
+void main() {
+  const uint e = flat_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+  if (e >= p.n) return;
+  const float x = p.x.v[e];
+  float y;
+  if (OP == 0u) {
+    y = x / (1.0 + exp(-x));
+  } else if (OP == 1u) {
+    y = 0.5 * x * (1.0 + erf_approx(x * 0.70710678118654752));
+  } else {
+    y = x * p.scale;
+  }
+  p.out_.v[e] = y;
+}

@@ -1,0 +1,94 @@
+// End to end on the Vulkan backend: `tessera generate --backend vulkan` on stories260K
+// gives the golden greedy ids, agrees with the CPU backend on longer prompts (the tiled
+// prefill path) and with an f16 KV cache, and says why when there is no Vulkan driver.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/golden.h"
+#include "support/run_command.h"
+#include "support/testdata.h"
+#include "vulkan_session.h"
+
+namespace tessera::vulkan::test {
+namespace {
+
+using tessera::test::CommandResult;
+using tessera::test::run_command;
+using tessera::test::shell_quote;
+
+std::string tessera_cli(const std::string& args) {
+  return shell_quote(tessera::test::tessera_exe()) + " " + args;
+}
+
+std::string gguf() { return shell_quote(tessera::test::testdata_path("stories260K/stories260K.gguf")); }
+
+// The ids of a JSON array field such as "generated_ids":[1,2,3].
+std::vector<int32_t> json_ids(const std::string& json, const std::string& field) {
+  const std::string key = "\"" + field + "\":[";
+  const size_t at = json.find(key);
+  if (at == std::string::npos) return {};
+  std::string body = json.substr(at + key.size(), json.find(']', at) - at - key.size());
+  for (char& c : body) {
+    if (c == ',') c = ' ';
+  }
+  return tessera::test::parse_ids(body);
+}
+
+CommandResult generate(const std::string& backend, const std::string& prompt, int n, const std::string& extra = "") {
+  return run_command(tessera_cli("generate -m " + gguf() + " -p " + shell_quote(prompt) + " -n " + std::to_string(n) +
+                                 " --temp 0 --json --backend " + backend + " " + extra));
+}
+
+class VulkanGenerate : public VulkanTest {};
+
+TEST_F(VulkanGenerate, GreedyStories260KGivesTheGoldenIds) {
+  const tessera::test::Golden g = tessera::test::load_golden();
+  const CommandResult r = generate("vulkan", g.prompt, 64);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_ids(r.out, "prompt_ids"), g.prompt_ids);
+  EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids);
+  EXPECT_EQ(r.err.find("tessera vulkan validation:"), std::string::npos) << r.err;
+}
+
+TEST_F(VulkanGenerate, LongPromptTakesTheTiledPathAndAgreesWithTheCpu) {
+  const std::string prompt =
+      "Once upon a time, there was a little dog named Max. Max liked to run in the big green park with his friends";
+  const CommandResult cpu = generate("cpu", prompt, 24);
+  const CommandResult gpu = generate("vulkan", prompt, 24);
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  ASSERT_GT(json_ids(gpu.out, "prompt_ids").size(), 8u);  // more than matmul_vec takes
+  EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
+}
+
+TEST_F(VulkanGenerate, HalfPrecisionCacheAgreesWithTheCpu) {
+  const CommandResult cpu = generate("cpu", "Once upon a time", 48, "--kv-dtype f16");
+  const CommandResult gpu = generate("vulkan", "Once upon a time", 48, "--kv-dtype f16");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
+}
+
+// Runs with a driver list that names no driver, as on a machine without a Vulkan driver.
+CommandResult without_a_driver(const std::string& args) {
+  return run_command("VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json " +
+                     tessera_cli(args));
+}
+
+TEST(VulkanWithoutADriver, BackendsListsNoDeviceAndTheReason) {
+  const CommandResult r = without_a_driver("backends");
+  EXPECT_NE(r.out.find("plugin vulkan"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("devices: none (no Vulkan driver"), std::string::npos) << r.out;
+}
+
+TEST(VulkanWithoutADriver, GenerateSaysWhyTheBackendIsUnusable) {
+  const CommandResult r = without_a_driver("generate -m " + gguf() + " -p hi -n 4 --backend vulkan");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("backend 'vulkan'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has no usable device: no Vulkan driver"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace tessera::vulkan::test
