@@ -2,9 +2,8 @@
 #include "backends/cpu/kernel_table.h"
 
 #include <array>
-#include <mutex>
-#include <new>
-#include <string>
+
+#include <tessera/kit/guard.h>
 
 #include "backends/cpu/device.h"
 #include "backends/cpu/ops/attention.h"
@@ -17,20 +16,6 @@
 
 namespace tessera::cpu {
 namespace {
-
-std::mutex g_plugin_error_mutex;
-std::string g_plugin_error;
-
-// Records prefix + what as the device's last error and returns `status`; if even the
-// message cannot be allocated, the error is recorded empty.
-tsr_status report(CpuDevice& dev, tsr_status status, const char* prefix, const char* what) noexcept {
-  try {
-    dev.set_error(std::string(prefix) + what);
-  } catch (...) {
-    dev.set_error(std::string());
-  }
-  return status;
-}
 
 // The C entry registered for one kernel: a distinct function per (op, body).
 template <tsr_op Op, KernelBody Body>
@@ -89,42 +74,12 @@ std::span<const KernelSpec> kernel_specs() { return kSpecs; }
 std::span<const tsr_kernel_desc> kernel_descs() { return kDescs; }
 
 tsr_status run_guarded(void* device, const tsr_op_call* call, tsr_op op, KernelBody body) noexcept {
-  if (device == nullptr) {
-    set_plugin_error("kernel called without a device");
-    return TSR_E_INVALID_ARGUMENT;
-  }
-  auto& dev = *static_cast<CpuDevice*>(device);
-  try {
-    if (call == nullptr) throw KernelError(TSR_E_INVALID_ARGUMENT, "kernel called without a call");
-    if (call->op != op) {
-      throw KernelError(TSR_E_INVALID_ARGUMENT, "kernel for op " + std::to_string(op) +
-                                                    " called with op " + std::to_string(call->op));
-    }
-    body(dev, *call);
-    return TSR_OK;
-  } catch (const KernelError& e) {
-    return report(dev, e.status(), "", e.what());
-  } catch (const std::bad_alloc&) {
-    return report(dev, TSR_E_OUT_OF_MEMORY, "out of memory in a cpu kernel", "");
-  } catch (const std::exception& e) {
-    return report(dev, TSR_E_INTERNAL, "internal error in a cpu kernel: ", e.what());
-  } catch (...) {
-    return report(dev, TSR_E_INTERNAL, "internal error in a cpu kernel: unknown exception", "");
-  }
+  return kit::run_device_kernel<CpuDevice>(device, call, op, "cpu", plugin_error(), body);
 }
 
-const char* plugin_error() {
-  std::lock_guard lock(g_plugin_error_mutex);
-  return g_plugin_error.c_str();
-}
-
-void set_plugin_error(const char* message) noexcept {
-  std::lock_guard lock(g_plugin_error_mutex);
-  try {
-    g_plugin_error = message;
-  } catch (...) {
-    g_plugin_error.clear();  // no memory even for the message
-  }
+kit::LastError& plugin_error() {
+  static kit::LastError error;
+  return error;
 }
 
 }  // namespace tessera::cpu

@@ -5,6 +5,7 @@
 
 #include <span>
 
+#include <tessera/kit/last_error.h>
 #include <tessera/plugin_abi.h>
 
 #include "backends/cpu/ops/tensor_args.h"
@@ -26,12 +27,12 @@ std::span<const KernelSpec> kernel_specs();
 // The same kernels as ABI descriptors, for the plugin table.
 std::span<const tsr_kernel_desc> kernel_descs();
 
-// Runs `body` on `device` (a CpuDevice*) and turns any exception into a status code,
-// the message going to the device's last_error. Fails if call->op is not `op`.
+// Runs `body` on `device` (a CpuDevice*) behind the kit's kernel guard: any exception
+// becomes a status code, the message going to the device's last_error. Fails if
+// call->op is not `op`, and without a device (then the message is plugin_error()'s).
 tsr_status run_guarded(void* device, const tsr_op_call* call, tsr_op op, KernelBody body) noexcept;
 
 // The message of failures that have no device (a null device, a failed device_open).
-const char* plugin_error();
-void set_plugin_error(const char* message) noexcept;
+kit::LastError& plugin_error();
 
 }  // namespace tessera::cpu

@@ -1,13 +1,13 @@
 // The CPU backend as a Tessera plugin: the ABI table (one device, host buffers, the
-// kernels of kernel_table) and the exported entry point. Every slot catches all
-// exceptions and answers with a status code.
+// kernels of kernel_table) and the exported entry point. Every slot runs behind the
+// plugin kit's guard and answers with a status code.
 #include <cstddef>
 #include <cstring>
-#include <exception>
-#include <new>
 #include <string>
 #include <system_error>
+#include <utility>
 
+#include <tessera/kit/guard.h>
 #include <tessera/plugin_abi.h>
 
 #include "backends/cpu/buffer.h"
@@ -19,42 +19,29 @@ namespace {
 
 constexpr const char* kPluginVersion = "0.1.0";
 
-// Records a failure on the device (or the plugin, without one) and returns `status`.
-// May throw bad_alloc while composing; callers run inside guarded().
-tsr_status failure(void* device, tsr_status status, const std::string& message) {
+// Where a failure's message goes: the device's last error, or the plugin's without one.
+void record_error(void* device, std::string message) noexcept {
   if (device) {
-    static_cast<CpuDevice*>(device)->set_error(message);
+    static_cast<CpuDevice*>(device)->set_error(std::move(message));
   } else {
-    set_plugin_error(message.c_str());
+    plugin_error().set(message);
   }
+}
+
+// Records a failure and returns `status`. May throw bad_alloc while the caller composes
+// the message; callers run inside guarded().
+tsr_status failure(void* device, tsr_status status, std::string message) {
+  record_error(device, std::move(message));
   return status;
 }
 
-// The same for guarded()'s handlers: never throws (the message is dropped if it cannot
-// be allocated).
-tsr_status failure_noexcept(void* device, tsr_status status, const char* slot,
-                            const char* what) noexcept {
-  try {
-    return failure(device, status, std::string(slot) + ": " + what);
-  } catch (...) {
-    if (device) static_cast<CpuDevice*>(device)->set_error(std::string());
-    set_plugin_error("");
-    return status;
-  }
-}
-
-// Runs `fn` (returning a tsr_status) and maps any exception to a status and message.
+// Runs `fn` (returning a tsr_status) for the ABI slot `slot` behind the kit's guard:
+// an exception becomes a status, and "<slot>: <what>" the last error.
 template <class Fn>
 tsr_status guarded(void* device, const char* slot, Fn&& fn) noexcept {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return failure_noexcept(device, TSR_E_OUT_OF_MEMORY, slot, "out of memory");
-  } catch (const std::exception& e) {
-    return failure_noexcept(device, TSR_E_INTERNAL, slot, e.what());
-  } catch (...) {
-    return failure_noexcept(device, TSR_E_INTERNAL, slot, "unknown exception");
-  }
+  return kit::guard_slot(
+      slot, [device](std::string message) noexcept { record_error(device, std::move(message)); },
+      std::forward<Fn>(fn));
 }
 
 int32_t device_count() { return 1; }
@@ -104,7 +91,7 @@ tsr_status device_open(int32_t index, const tsr_device_options* options, void** 
 void device_close(void* device) { delete static_cast<CpuDevice*>(device); }
 
 const char* last_error(void* device) {
-  return device ? static_cast<CpuDevice*>(device)->last_error() : plugin_error();
+  return device ? static_cast<CpuDevice*>(device)->last_error() : plugin_error().get();
 }
 
 tsr_status alloc(void* device, uint64_t size, tsr_buffer* out) {

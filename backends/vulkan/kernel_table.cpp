@@ -2,27 +2,14 @@
 #include "backends/vulkan/kernel_table.h"
 
 #include <array>
-#include <mutex>
-#include <new>
-#include <string>
+
+#include <tessera/kit/guard.h>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/ops.h"
 
 namespace tessera::vulkan {
 namespace {
-
-std::mutex g_plugin_error_mutex;
-std::string g_plugin_error;
-
-tsr_status report(VulkanDevice& dev, tsr_status status, const std::string& message) noexcept {
-  try {
-    dev.set_error(message);
-  } catch (...) {
-    dev.set_error(std::string());
-  }
-  return status;
-}
 
 // The C entry registered for one kernel: a distinct function per (op, body).
 template <tsr_op Op, KernelBody Body>
@@ -65,44 +52,12 @@ constexpr std::array kKernels = {
 std::span<const tsr_kernel_desc> kernel_descs() { return kKernels; }
 
 tsr_status run_guarded(void* device, const tsr_op_call* call, tsr_op op, KernelBody body) noexcept {
-  if (device == nullptr) {
-    set_plugin_error("kernel called without a device");
-    return TSR_E_INVALID_ARGUMENT;
-  }
-  auto& dev = *static_cast<VulkanDevice*>(device);
-  try {
-    if (call == nullptr) throw KernelError(TSR_E_INVALID_ARGUMENT, "kernel called without a call");
-    if (call->op != op) {
-      throw KernelError(TSR_E_INVALID_ARGUMENT,
-                        "kernel for op " + std::to_string(op) + " called with op " + std::to_string(call->op));
-    }
-    body(dev, *call);
-    return TSR_OK;
-  } catch (const KernelError& e) {
-    return report(dev, e.status(), e.what());
-  } catch (const VulkanError& e) {
-    return report(dev, e.status(), e.what());
-  } catch (const std::bad_alloc&) {
-    return report(dev, TSR_E_OUT_OF_MEMORY, "out of host memory in a vulkan kernel");
-  } catch (const std::exception& e) {
-    return report(dev, TSR_E_INTERNAL, std::string("internal error in a vulkan kernel: ") + e.what());
-  } catch (...) {
-    return report(dev, TSR_E_INTERNAL, "internal error in a vulkan kernel: unknown exception");
-  }
+  return kit::run_device_kernel<VulkanDevice, VulkanError>(device, call, op, "vulkan", plugin_error(), body);
 }
 
-const char* plugin_error() {
-  std::lock_guard lock(g_plugin_error_mutex);
-  return g_plugin_error.c_str();
-}
-
-void set_plugin_error(const char* message) noexcept {
-  std::lock_guard lock(g_plugin_error_mutex);
-  try {
-    g_plugin_error = message;
-  } catch (...) {
-    g_plugin_error.clear();
-  }
+kit::LastError& plugin_error() {
+  static kit::LastError error;
+  return error;
 }
 
 }  // namespace tessera::vulkan

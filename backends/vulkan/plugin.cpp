@@ -1,11 +1,11 @@
 // The Vulkan backend as a Tessera plugin: the ABI table (the runtime's devices,
 // sub-allocated device buffers, steps as command buffers, the kernels of kernel_table)
-// and the exported entry point. Every slot catches all exceptions and answers with a
-// status code.
-#include <exception>
-#include <new>
+// and the exported entry point. Every slot runs behind the plugin kit's guard and
+// answers with a status code.
 #include <string>
+#include <utility>
 
+#include <tessera/kit/guard.h>
 #include <tessera/plugin_abi.h>
 
 #include "backends/vulkan/buffer.h"
@@ -20,42 +20,29 @@ constexpr const char* kPluginVersion = "0.1.0";
 
 VulkanDevice* as_device(void* device) { return static_cast<VulkanDevice*>(device); }
 
-// Records a failure on the device (or the plugin, without one) and returns `status`.
-tsr_status failure(void* device, tsr_status status, const std::string& message) {
+// Where a failure's message goes: the device's last error, or the plugin's without one.
+void record_error(void* device, std::string message) noexcept {
   if (device) {
-    as_device(device)->set_error(message);
+    as_device(device)->set_error(std::move(message));
   } else {
-    set_plugin_error(message.c_str());
+    plugin_error().set(message);
   }
+}
+
+// Records a failure and returns `status`. May throw bad_alloc while the caller composes
+// the message; callers run inside guarded().
+tsr_status failure(void* device, tsr_status status, std::string message) {
+  record_error(device, std::move(message));
   return status;
 }
 
-tsr_status failure_noexcept(void* device, tsr_status status, const char* slot, const char* what) noexcept {
-  try {
-    return failure(device, status, std::string(slot) + ": " + what);
-  } catch (...) {
-    if (device) as_device(device)->set_error(std::string());
-    set_plugin_error("");
-    return status;
-  }
-}
-
-// Runs `fn` (returning a tsr_status) and maps any exception to a status and message.
+// Runs `fn` (returning a tsr_status) for the ABI slot `slot` behind the kit's guard: an
+// exception becomes a status (VulkanError keeps its own), "<slot>: <what>" the last error.
 template <class Fn>
 tsr_status guarded(void* device, const char* slot, Fn&& fn) noexcept {
-  try {
-    return fn();
-  } catch (const VulkanError& e) {
-    return failure_noexcept(device, e.status(), slot, e.what());
-  } catch (const KernelError& e) {
-    return failure_noexcept(device, e.status(), slot, e.what());
-  } catch (const std::bad_alloc&) {
-    return failure_noexcept(device, TSR_E_OUT_OF_MEMORY, slot, "out of host memory");
-  } catch (const std::exception& e) {
-    return failure_noexcept(device, TSR_E_INTERNAL, slot, e.what());
-  } catch (...) {
-    return failure_noexcept(device, TSR_E_INTERNAL, slot, "unknown exception");
-  }
+  return kit::guard_slot<VulkanError>(
+      slot, [device](std::string message) noexcept { record_error(device, std::move(message)); },
+      std::forward<Fn>(fn));
 }
 
 int32_t device_count() {
@@ -110,7 +97,7 @@ void device_close(void* device) {
   }
 }
 
-const char* last_error(void* device) { return device ? as_device(device)->last_error() : plugin_error(); }
+const char* last_error(void* device) { return device ? as_device(device)->last_error() : plugin_error().get(); }
 
 tsr_status alloc(void* device, uint64_t size, tsr_buffer* out) {
   return guarded(device, "buffer_alloc", [&]() -> tsr_status {

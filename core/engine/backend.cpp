@@ -34,6 +34,10 @@ Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_
   }
   auto plugin = host.find(name);
   if (!plugin) throw Error("no backend named '" + name + "'" + explain_search(host));
+  if (plugin->is_extension()) {
+    throw Error("'" + name + "' (" + plugin->path().string() + ") is a kernel plugin extending '" +
+                plugin->extends() + "', not a backend: use -b " + plugin->extends());
+  }
   const int32_t count = plugin->device_count();
   if (count == 0) {
     const std::string why = plugin->unavailable_reason();
@@ -46,7 +50,13 @@ Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_
   }
   Backend b;
   b.device = Device::open(plugin, index, n_threads);
-  b.registry = std::make_unique<KernelRegistry>(std::vector<std::shared_ptr<const PluginLibrary>>{plugin});
+  // The backend's kernels, and those of every loaded kernel plugin extending it: per
+  // (op, dtype) the highest priority runs (KernelRegistry::find).
+  std::vector<std::shared_ptr<const PluginLibrary>> plugins{plugin};
+  for (const auto& candidate : host.plugins()) {
+    if (candidate->extends() == plugin->name()) plugins.push_back(candidate);
+  }
+  b.registry = std::make_unique<KernelRegistry>(std::move(plugins));
   return b;
 }
 

@@ -42,8 +42,14 @@ GraphExecutor::GraphExecutor(const Graph& graph, const WeightFile& weights, std:
   allocate_cache();
 }
 
+GraphExecutor::Placement GraphExecutor::place_in(const DeviceBuffer& buffer, uint64_t offset) {
+  return {buffer.handle(), offset, static_cast<std::byte*>(buffer.host_ptr())};
+}
+
 void GraphExecutor::resolve_kernels(const KernelRegistry& registry) {
-  kernels_.resize(graph_.nodes().size());
+  kernel_plugins_ = registry.plugins();
+  kernels_.clear();
+  kernels_.reserve(graph_.nodes().size());
   for (size_t i = 0; i < graph_.nodes().size(); ++i) {
     const GraphNode& n = graph_.nodes()[i];
     const DType dtype = key_dtype(graph_, n);
@@ -53,7 +59,7 @@ void GraphExecutor::resolve_kernels(const KernelRegistry& registry) {
                   std::string(op_name(n.op)) + " with " + std::string(dtype_name(dtype)) + " data, needed by " +
                   describe_node(n, i));
     }
-    kernels_[i] = k->desc;
+    kernels_.push_back(*k);  // the device's own kernel, or a kernel plugin's extending it
   }
 }
 
@@ -68,7 +74,7 @@ void GraphExecutor::place_weights(const WeightFile& weights) {
     }
     // Kernels only read weights, so handing the read-only mapping to the device is safe.
     owned_.push_back(DeviceBuffer::wrap_host(device_, const_cast<void*>(view->data), view->n_bytes, t.file_name));
-    placement_[i] = {owned_.back().handle(), 0};
+    placement_[i] = place_in(owned_.back(), 0);
     weight_bytes_ += view->n_bytes;
   }
 }
@@ -80,7 +86,7 @@ void GraphExecutor::allocate_cache() {
     if (t.role != TensorRole::Cache) continue;
     const uint64_t bytes = tensor_bytes(static_cast<int>(i), none);
     owned_.push_back(DeviceBuffer::alloc(device_, bytes, "KV cache " + t.name));
-    placement_[i] = {owned_.back().handle(), 0};
+    placement_[i] = place_in(owned_.back(), 0);
     kv_bytes_ += bytes;
   }
 }
@@ -108,9 +114,11 @@ uint64_t GraphExecutor::tensor_bytes(int tensor, const StepDims& dims) const {
 
 tsr_tensor GraphExecutor::describe(int tensor, const StepDims& dims) const {
   const GraphTensor& t = graph_.tensor(tensor);
+  const Placement& p = placement_[static_cast<size_t>(tensor)];
   tsr_tensor d{};
-  d.buffer = placement_[static_cast<size_t>(tensor)].buffer;
-  d.offset = placement_[static_cast<size_t>(tensor)].offset;
+  d.buffer = p.buffer;
+  d.offset = p.offset;
+  d.host_data = p.host_base ? p.host_base + p.offset : nullptr;  // what kernel plugins read
   d.dtype = static_cast<tsr_dtype>(t.dtype);
   d.ndim = static_cast<int32_t>(t.shape.size());
   for (int k = 0; k < 4; ++k) d.shape[k] = k < d.ndim ? resolve_dim(t.shape[static_cast<size_t>(k)], dims) : 1;
@@ -146,7 +154,7 @@ void GraphExecutor::plan_activations(const StepDims& dims) {
     arena_ = std::make_unique<DeviceBuffer>(DeviceBuffer::alloc(device_, plan.arena_bytes, "activations"));
   }
   for (size_t k = 0; k < ids.size(); ++k) {
-    placement_[static_cast<size_t>(ids[k])] = {arena_->handle(), plan.offsets[k]};
+    placement_[static_cast<size_t>(ids[k])] = place_in(*arena_, plan.offsets[k]);
   }
   planned_ = dims;
 }
@@ -177,7 +185,7 @@ void GraphExecutor::upload_inputs(const StepBatch& batch) {
     }
     DeviceBuffer& buf = owned_[it->second];
     if (!src->empty()) buf.write(0, src->data(), src->size() * sizeof(int32_t));
-    placement_[i] = {buf.handle(), 0};
+    placement_[i] = place_in(buf, 0);
   }
 }
 
@@ -216,7 +224,7 @@ void GraphExecutor::run(const StepBatch& batch, std::vector<float>* logits) {
     const tsr_op_call call{static_cast<tsr_op>(n.op), op_params_ptr(params), static_cast<int32_t>(inputs.size()),
                            inputs.data(), &out};
     try {
-      device_->run(*kernels_[i], call);
+      device_->run(kernels_[i], call);
     } catch (const Error& e) {
       throw Error(std::string(e.what()) + " [" + describe_node(n, i) + "]");
     }

@@ -2,6 +2,7 @@
 // plans the activations of each step in one arena, and calls a kernel per node.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -43,7 +44,10 @@ class GraphExecutor {
   struct Placement {
     tsr_buffer buffer = nullptr;
     uint64_t offset = 0;
+    std::byte* host_base = nullptr;  // the buffer's host address, null if not host-visible
   };
+  // A placement at `offset` in `buffer`, with the buffer's host address when it has one.
+  static Placement place_in(const DeviceBuffer& buffer, uint64_t offset);
 
   void place_weights(const WeightFile& weights);
   void allocate_cache();
@@ -57,7 +61,9 @@ class GraphExecutor {
   const Graph& graph_;
   std::shared_ptr<Device> device_;
   KvCacheShape kv_;
-  std::vector<const tsr_kernel_desc*> kernels_;  // per node
+  std::vector<RegisteredKernel> kernels_;        // per node
+  // The registry's plugins (kernel plugins included), kept loaded for kernels_.
+  std::vector<std::shared_ptr<const PluginLibrary>> kernel_plugins_;
   std::vector<Placement> placement_;             // per tensor (activations: per step)
   std::vector<DeviceBuffer> owned_;              // weights, cache, step inputs
   std::map<int, size_t> input_buffer_;           // step input tensor -> index in owned_

@@ -13,18 +13,31 @@ BlockAllocator::BlockAllocator(int64_t n_blocks) {
                 " out of range [0, " + std::to_string(std::numeric_limits<int32_t>::max()) +
                 "]");
   }
-  ref_counts_.assign(static_cast<size_t>(n_blocks), 0);
+  const auto n = static_cast<size_t>(n_blocks);
+  ref_counts_.assign(n, 0);
+  cached_.assign(n, 0);
+  lru_prev_.assign(n, -1);
+  lru_next_.assign(n, -1);
   // Pushed in descending order so that the first allocations return 0, 1, 2, ...
-  free_stack_.reserve(static_cast<size_t>(n_blocks));
+  free_stack_.reserve(n);
   for (int64_t id = n_blocks - 1; id >= 0; --id) {
     free_stack_.push_back(static_cast<int32_t>(id));
   }
 }
 
 std::optional<int32_t> BlockAllocator::allocate() {
-  if (free_stack_.empty()) return std::nullopt;
-  int32_t id = free_stack_.back();
-  free_stack_.pop_back();
+  int32_t id = -1;
+  if (!free_stack_.empty()) {
+    id = free_stack_.back();
+    free_stack_.pop_back();
+  } else if (lru_head_ >= 0) {
+    id = lru_head_;
+    lru_unlink(id);
+    cached_[static_cast<size_t>(id)] = 0;
+    if (on_evict_) on_evict_(id);
+  } else {
+    return std::nullopt;
+  }
   ref_counts_[static_cast<size_t>(id)] = 1;
   return id;
 }
@@ -50,7 +63,37 @@ void BlockAllocator::release(int32_t id) {
     throw Error("BlockAllocator: release of block " + std::to_string(id) +
                 ", which is already free");
   }
-  if (--count == 0) free_stack_.push_back(id);
+  if (--count > 0) return;
+  if (cached_[static_cast<size_t>(id)]) {
+    lru_push_back(id);
+  } else {
+    free_stack_.push_back(id);
+  }
+}
+
+void BlockAllocator::mark_cached(int32_t id) {
+  check_id(id, "mark_cached");
+  if (ref_counts_[static_cast<size_t>(id)] == 0) {
+    throw Error("BlockAllocator: mark_cached of block " + std::to_string(id) +
+                ", which is free (only a block in use holds contents)");
+  }
+  cached_[static_cast<size_t>(id)] = 1;
+}
+
+void BlockAllocator::revive(int32_t id) {
+  check_id(id, "revive");
+  const auto i = static_cast<size_t>(id);
+  if (!cached_[i] || ref_counts_[i] != 0) {
+    throw Error("BlockAllocator: revive of block " + std::to_string(id) + ", which is " +
+                (ref_counts_[i] != 0 ? "in use (retain it instead)" : "not cached"));
+  }
+  lru_unlink(id);
+  ref_counts_[i] = 1;
+}
+
+bool BlockAllocator::is_cached(int32_t id) const {
+  check_id(id, "is_cached");
+  return cached_[static_cast<size_t>(id)] != 0;
 }
 
 int32_t BlockAllocator::ref_count(int32_t id) const {
@@ -64,6 +107,38 @@ void BlockAllocator::check_id(int32_t id, const char* operation) const {
                 std::to_string(id) + ", out of range [0, " + std::to_string(n_blocks()) +
                 ")");
   }
+}
+
+void BlockAllocator::lru_push_back(int32_t id) {
+  const auto i = static_cast<size_t>(id);
+  lru_prev_[i] = lru_tail_;
+  lru_next_[i] = -1;
+  if (lru_tail_ >= 0) {
+    lru_next_[static_cast<size_t>(lru_tail_)] = id;
+  } else {
+    lru_head_ = id;
+  }
+  lru_tail_ = id;
+  ++n_cached_free_;
+}
+
+void BlockAllocator::lru_unlink(int32_t id) {
+  const auto i = static_cast<size_t>(id);
+  const int32_t prev = lru_prev_[i];
+  const int32_t next = lru_next_[i];
+  if (prev >= 0) {
+    lru_next_[static_cast<size_t>(prev)] = next;
+  } else {
+    lru_head_ = next;
+  }
+  if (next >= 0) {
+    lru_prev_[static_cast<size_t>(next)] = prev;
+  } else {
+    lru_tail_ = prev;
+  }
+  lru_prev_[i] = -1;
+  lru_next_[i] = -1;
+  --n_cached_free_;
 }
 
 }  // namespace tessera

@@ -1,5 +1,6 @@
 #include "core/kv/block_table.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -70,14 +71,49 @@ std::optional<SlotReservation> BlockTable::append_tokens(int64_t n_tokens,
 
 BlockTable BlockTable::fork(BlockAllocator& allocator) const {
   BlockTable child(block_size_);
-  for (int32_t id : blocks_) allocator.retain(id);
+  for (int32_t id : blocks_) {
+    if (id != kReleasedBlock) allocator.retain(id);
+  }
   child.blocks_ = blocks_;
   child.n_tokens_ = n_tokens_;
   return child;
 }
 
+void BlockTable::append_full_block(int32_t id) {
+  if (n_tokens_ % block_size_ != 0) {
+    throw Error("BlockTable: cannot append a full block after " + std::to_string(n_tokens_) +
+                " tokens, which end inside a block of " + std::to_string(block_size_));
+  }
+  blocks_.push_back(id);
+  n_tokens_ += block_size_;
+}
+
+int64_t BlockTable::release_before(int64_t position, BlockAllocator& allocator) {
+  int64_t released = 0;
+  // Block b holds positions [b * bs, (b + 1) * bs): all before `position` when its end is.
+  const int64_t n_whole = std::min<int64_t>(position / block_size_, static_cast<int64_t>(blocks_.size()));
+  for (int64_t b = 0; b < n_whole; ++b) {
+    int32_t& id = blocks_[static_cast<size_t>(b)];
+    if (id == kReleasedBlock) continue;
+    allocator.release(id);
+    id = kReleasedBlock;
+    ++released;
+  }
+  return released;
+}
+
 void BlockTable::release(BlockAllocator& allocator) {
-  for (int32_t id : blocks_) allocator.release(id);
+  for (int32_t id : blocks_) {
+    if (id != kReleasedBlock) allocator.release(id);
+  }
+  blocks_.clear();
+  n_tokens_ = 0;
+}
+
+void BlockTable::release_newest_first(BlockAllocator& allocator) {
+  for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) {
+    if (*it != kReleasedBlock) allocator.release(*it);
+  }
   blocks_.clear();
   n_tokens_ = 0;
 }
@@ -86,6 +122,10 @@ int32_t BlockTable::slot_of(int64_t position) const {
   if (position < 0 || position >= n_tokens_) {
     throw Error("BlockTable: position " + std::to_string(position) +
                 " is outside the sequence's " + std::to_string(n_tokens_) + " tokens");
+  }
+  if (blocks_[static_cast<size_t>(position / block_size_)] == kReleasedBlock) {
+    throw Error("BlockTable: position " + std::to_string(position) +
+                " lies in a block released behind the sliding window");
   }
   return slot_in_blocks(position);
 }

@@ -1,5 +1,6 @@
 // One sequence's view of the paged KV cache: its blocks in order and its length.
 // Token i of the sequence lives at cache row slot = blocks[i / bs] * bs + i % bs.
+// Entries of blocks released behind a sliding window read kReleasedBlock.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,9 @@ struct SlotReservation {
 // behind the allocator's back; fork() is the explicit way to share.
 class BlockTable {
  public:
+  // The entry of a block given back because no later token attends to it.
+  static constexpr int32_t kReleasedBlock = -1;
+
   explicit BlockTable(int32_t block_size);
   BlockTable(BlockTable&&) = default;
   BlockTable& operator=(BlockTable&&) = default;
@@ -54,10 +58,24 @@ class BlockTable {
   // A table with the same tokens that shares every block (one more reference each).
   BlockTable fork(BlockAllocator& allocator) const;
 
-  // Drops every reference and empties the table.
-  void release(BlockAllocator& allocator);
+  // Appends a full block of tokens computed earlier (a prefix cache hit) whose
+  // reference the caller has already taken. The table must end on a block boundary.
+  void append_full_block(int32_t id);
 
-  // Cache row of the token at `position` (0 <= position < n_tokens()).
+  // Gives back the blocks all of whose positions lie before `position` (they fell
+  // out of a sliding window); their entries become kReleasedBlock. Returns how many
+  // blocks this released.
+  int64_t release_before(int64_t position, BlockAllocator& allocator);
+
+  // Drops every reference and empties the table, first block first.
+  void release(BlockAllocator& allocator);
+  // The same, last block first: with prefix caching the blocks of a prompt's end
+  // then wait longer in the eviction queue than its head, whose loss would make
+  // every later block of the chain unreachable.
+  void release_newest_first(BlockAllocator& allocator);
+
+  // Cache row of the token at `position` (0 <= position < n_tokens()); throws when
+  // its block was released.
   int32_t slot_of(int64_t position) const;
 
   const std::vector<int32_t>& blocks() const { return blocks_; }

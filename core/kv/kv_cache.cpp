@@ -61,27 +61,81 @@ int64_t kv_blocks_for_budget(uint64_t budget_bytes, int32_t block_size,
 }
 
 KvCacheBook::KvCacheBook(KvCacheConfig config)
-    : config_(checked(config)), allocator_(config.n_blocks) {}
+    : config_(checked(config)), allocator_(config.n_blocks), index_(config.n_blocks) {
+  if (config_.window < 0) {
+    throw Error("KV cache: window must be >= 0 (0 = none), got " + std::to_string(config_.window));
+  }
+  allocator_.set_eviction_handler([this](int32_t block) { index_.erase(block); });
+}
 
 SeqId KvCacheBook::add_sequence() {
   SeqId id = next_id_++;
-  tables_.emplace(id, BlockTable(config_.block_size));
+  sequences_.emplace(id, Sequence{BlockTable(config_.block_size), {}, true, {}});
   return id;
 }
 
+template <typename Take>
+int64_t KvCacheBook::walk_prefix(std::span<const int32_t> tokens, Take take) const {
+  if (!config_.prefix_caching || tokens.empty()) return 0;
+  const auto bs = static_cast<size_t>(config_.block_size);
+  // Whole blocks only, and never the last token: its logits must be computed.
+  const size_t n_blocks = (tokens.size() - 1) / bs;
+  uint64_t parent = kPrefixRoot;
+  size_t b = 0;
+  for (; b < n_blocks; ++b) {
+    const auto block_tokens = tokens.subspan(b * bs, bs);
+    const uint64_t key = chain_hash(parent, block_tokens);
+    const std::optional<int32_t> block = index_.find(key, parent, block_tokens);
+    if (!block) break;
+    take(*block, key);
+    parent = key;
+  }
+  return static_cast<int64_t>(b * bs);
+}
+
+PrefixProbe KvCacheBook::probe_prefix(std::span<const int32_t> tokens) const {
+  PrefixProbe probe;
+  probe.cached_tokens = walk_prefix(tokens, [&](int32_t block, uint64_t) {
+    if (allocator_.ref_count(block) == 0) ++probe.blocks_to_revive;
+  });
+  return probe;
+}
+
+PrefixHit KvCacheBook::add_sequence_with_prefix(std::span<const int32_t> tokens) {
+  PrefixHit hit;
+  hit.seq = add_sequence();
+  Sequence& s = sequences_.at(hit.seq);
+  hit.cached_tokens = walk_prefix(tokens, [&](int32_t block, uint64_t key) {
+    if (allocator_.ref_count(block) == 0) {
+      allocator_.revive(block);
+    } else {
+      allocator_.retain(block);
+    }
+    s.table.append_full_block(block);
+    s.block_keys.push_back(key);
+  });
+  s.tokens.assign(tokens.begin(), tokens.begin() + hit.cached_tokens);
+  if (config_.prefix_caching) {
+    prefix_query_tokens_ += static_cast<int64_t>(tokens.size());
+    prefix_hit_tokens_ += hit.cached_tokens;
+  }
+  return hit;
+}
+
 SeqId KvCacheBook::fork_sequence(SeqId parent) {
-  BlockTable child = table(parent).fork(allocator_);
+  const Sequence& p = sequence(parent);
+  Sequence child{p.table.fork(allocator_), p.tokens, p.tokens_known, p.block_keys};
   SeqId id = next_id_++;
-  tables_.emplace(id, std::move(child));
+  sequences_.emplace(id, std::move(child));
   return id;
 }
 
 void KvCacheBook::free_sequence(SeqId seq) {
-  table_of(seq).release(allocator_);
-  tables_.erase(seq);
+  sequence(seq).table.release_newest_first(allocator_);
+  sequences_.erase(seq);
 }
 
-bool KvCacheBook::has_sequence(SeqId seq) const { return tables_.count(seq) != 0; }
+bool KvCacheBook::has_sequence(SeqId seq) const { return sequences_.count(seq) != 0; }
 
 SlotReservation KvCacheBook::reserve(SeqId seq, int64_t n_tokens) {
   std::optional<SlotReservation> reservation = try_reserve(seq, n_tokens);
@@ -90,7 +144,55 @@ SlotReservation KvCacheBook::reserve(SeqId seq, int64_t n_tokens) {
 }
 
 std::optional<SlotReservation> KvCacheBook::try_reserve(SeqId seq, int64_t n_tokens) {
-  return table_of(seq).append_tokens(n_tokens, allocator_);
+  Sequence& s = sequence(seq);
+  std::optional<SlotReservation> r = reserve_in(s, n_tokens);
+  if (r && n_tokens > 0) {
+    s.tokens_known = false;
+    s.tokens.clear();
+  }
+  return r;
+}
+
+SlotReservation KvCacheBook::reserve_tokens(SeqId seq, std::span<const int32_t> tokens) {
+  std::optional<SlotReservation> reservation = try_reserve_tokens(seq, tokens);
+  if (!reservation) throw_cache_full(seq, blocks_needed(seq, static_cast<int64_t>(tokens.size())));
+  return std::move(*reservation);
+}
+
+std::optional<SlotReservation> KvCacheBook::try_reserve_tokens(SeqId seq, std::span<const int32_t> tokens) {
+  Sequence& s = sequence(seq);
+  std::optional<SlotReservation> r = reserve_in(s, static_cast<int64_t>(tokens.size()));
+  if (r && s.tokens_known) s.tokens.insert(s.tokens.end(), tokens.begin(), tokens.end());
+  return r;
+}
+
+std::optional<SlotReservation> KvCacheBook::reserve_in(Sequence& s, int64_t n_tokens) {
+  if (config_.window > 0) {
+    // The first new token, at position n, attends to positions n - window + 1 .. n.
+    const int64_t first_needed = s.table.n_tokens() - config_.window + 1;
+    blocks_released_by_window_ += s.table.release_before(first_needed, allocator_);
+  }
+  return s.table.append_tokens(n_tokens, allocator_);
+}
+
+void KvCacheBook::commit(SeqId seq) {
+  Sequence& s = sequence(seq);
+  if (!config_.prefix_caching || !s.tokens_known) return;
+  const auto bs = static_cast<size_t>(config_.block_size);
+  const size_t n_full = static_cast<size_t>(s.table.n_tokens()) / bs;
+  const std::span<const int32_t> tokens(s.tokens);
+  for (size_t b = s.block_keys.size(); b < n_full; ++b) {
+    const uint64_t parent = b == 0 ? kPrefixRoot : s.block_keys[b - 1];
+    const auto block_tokens = tokens.subspan(b * bs, bs);
+    const uint64_t key = chain_hash(parent, block_tokens);
+    s.block_keys.push_back(key);
+    const int32_t block = s.table.blocks()[b];
+    // A second block with the same prefix (two equal prompts computed in one step)
+    // stays private and is freed plainly.
+    if (block != BlockTable::kReleasedBlock && index_.insert(block, key, parent, block_tokens)) {
+      allocator_.mark_cached(block);
+    }
+  }
 }
 
 int64_t KvCacheBook::blocks_needed(SeqId seq, int64_t n_tokens) const {
@@ -99,14 +201,16 @@ int64_t KvCacheBook::blocks_needed(SeqId seq, int64_t n_tokens) const {
 
 int64_t KvCacheBook::n_tokens(SeqId seq) const { return table(seq).n_tokens(); }
 
-const BlockTable& KvCacheBook::table(SeqId seq) const {
-  auto it = tables_.find(seq);
-  if (it == tables_.end()) throw Error("KV cache: unknown sequence " + std::to_string(seq));
+const BlockTable& KvCacheBook::table(SeqId seq) const { return sequence(seq).table; }
+
+const KvCacheBook::Sequence& KvCacheBook::sequence(SeqId seq) const {
+  auto it = sequences_.find(seq);
+  if (it == sequences_.end()) throw Error("KV cache: unknown sequence " + std::to_string(seq));
   return it->second;
 }
 
-BlockTable& KvCacheBook::table_of(SeqId seq) {
-  return const_cast<BlockTable&>(std::as_const(*this).table(seq));
+KvCacheBook::Sequence& KvCacheBook::sequence(SeqId seq) {
+  return const_cast<Sequence&>(std::as_const(*this).sequence(seq));
 }
 
 int32_t KvCacheBook::max_blocks_of(std::span<const SeqId> seqs) const {
@@ -125,7 +229,9 @@ void KvCacheBook::fill_block_tables(std::span<const SeqId> seqs, int32_t* out,
                   std::to_string(max_blocks_per_seq) + " columns");
     }
     int32_t* dst = out + row * static_cast<size_t>(max_blocks_per_seq);
-    std::copy(blocks.begin(), blocks.end(), dst);
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      dst[b] = blocks[b] == BlockTable::kReleasedBlock ? 0 : blocks[b];
+    }
     std::fill(dst + blocks.size(), dst + max_blocks_per_seq, 0);
   }
 }
@@ -134,35 +240,49 @@ KvCacheStats KvCacheBook::stats() const {
   KvCacheStats s;
   s.blocks_total = allocator_.n_blocks();
   s.blocks_used = allocator_.n_used();
-  s.n_sequences = static_cast<int64_t>(tables_.size());
+  s.blocks_cached = allocator_.n_cached_free();
+  s.n_sequences = static_cast<int64_t>(sequences_.size());
   s.slots_reserved = s.blocks_used * config_.block_size;
   // Rows filled per physical block. Sharers of a block agree on its fill: nobody
   // writes a shared block (the writer copies it first).
   std::vector<int32_t> filled(static_cast<size_t>(s.blocks_total), 0);
-  for (const auto& [seq, table] : tables_) {
-    s.tokens_logical += table.n_tokens();
-    int64_t left = table.n_tokens();
-    for (int32_t block : table.blocks()) {
+  for (const auto& [seq, sequence] : sequences_) {
+    s.tokens_logical += sequence.table.n_tokens();
+    int64_t left = sequence.table.n_tokens();
+    for (int32_t block : sequence.table.blocks()) {
       int32_t rows = static_cast<int32_t>(std::min<int64_t>(left, config_.block_size));
-      filled[static_cast<size_t>(block)] = rows;
+      if (block != BlockTable::kReleasedBlock) filled[static_cast<size_t>(block)] = rows;
       left -= rows;
     }
   }
   for (int64_t block = 0; block < s.blocks_total; ++block) {
-    s.tokens_stored += filled[static_cast<size_t>(block)];
-    if (allocator_.ref_count(static_cast<int32_t>(block)) > 1) ++s.blocks_shared;
+    const int32_t refs = allocator_.ref_count(static_cast<int32_t>(block));
+    if (refs > 0) s.tokens_stored += filled[static_cast<size_t>(block)];
+    if (refs > 1) ++s.blocks_shared;
   }
   if (s.slots_reserved > 0) {
     s.waste_fraction = static_cast<double>(s.slots_reserved - s.tokens_stored) /
                        static_cast<double>(s.slots_reserved);
   }
+  s.prefix_query_tokens = prefix_query_tokens_;
+  s.prefix_hit_tokens = prefix_hit_tokens_;
+  if (prefix_query_tokens_ > 0) {
+    s.prefix_hit_rate = static_cast<double>(prefix_hit_tokens_) / static_cast<double>(prefix_query_tokens_);
+  }
+  s.blocks_released_by_window = blocks_released_by_window_;
   return s;
+}
+
+void KvCacheBook::reset_counters() {
+  prefix_query_tokens_ = 0;
+  prefix_hit_tokens_ = 0;
+  blocks_released_by_window_ = 0;
 }
 
 std::vector<SeqId> KvCacheBook::sequences() const {
   std::vector<SeqId> ids;
-  ids.reserve(tables_.size());
-  for (const auto& entry : tables_) ids.push_back(entry.first);
+  ids.reserve(sequences_.size());
+  for (const auto& entry : sequences_) ids.push_back(entry.first);
   return ids;
 }
 

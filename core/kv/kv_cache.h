@@ -1,5 +1,6 @@
 // The engine's manager of the paged KV cache: sequences by id, their block tables,
-// the byte budget, and the per-step inputs (slots, block tables) the kernels read.
+// the byte budget, prefix caching, sliding-window release, and the per-step inputs
+// (slots, block tables) the kernels read.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "core/kv/block_allocator.h"
 #include "core/kv/block_table.h"
+#include "core/kv/prefix_index.h"
 
 namespace tessera {
 
@@ -21,6 +23,13 @@ struct KvCacheConfig {
   // Bytes one token takes over all layers (sum of 2 * kv_dim * dtype size); only
   // used to state the budget in messages, 0 = unknown.
   uint64_t bytes_per_token = 0;
+  // Full blocks whose tokens are known (reserve_tokens) become reusable by later
+  // sequences that start with the same tokens (add_sequence_with_prefix), and stay
+  // so after they are freed until evicted, least recently freed first.
+  bool prefix_caching = false;
+  // > 0: every attention layer reads only the last `window` positions, so blocks
+  // behind them are given back as the sequence grows. 0: none (full attention).
+  int32_t window = 0;
 };
 
 // Blocks of `block_size` tokens that fit in `budget_bytes`, rounded down, where a
@@ -39,15 +48,42 @@ struct KvCacheStats {
   int64_t tokens_logical = 0;  // sum of sequence lengths, shared rows counted per sequence
   int64_t slots_reserved = 0;  // blocks_used * block_size
   double waste_fraction = 0;   // (slots_reserved - tokens_stored) / slots_reserved; 0 if none
+  int64_t blocks_cached = 0;   // free blocks still holding a reusable prefix (not in blocks_used)
+  int64_t prefix_query_tokens = 0;  // prompt tokens looked up by add_sequence_with_prefix
+  int64_t prefix_hit_tokens = 0;    // of those, tokens found in cached blocks
+  double prefix_hit_rate = 0;       // prefix_hit_tokens / prefix_query_tokens; 0 if none
+  int64_t blocks_released_by_window = 0;  // since the start
+};
+
+// What add_sequence_with_prefix would reuse for a prompt.
+struct PrefixProbe {
+  int64_t cached_tokens = 0;    // leading tokens already in cached blocks (whole blocks)
+  int64_t blocks_to_revive = 0; // of those blocks, the ones that are free now (taking them uses free blocks)
+};
+
+struct PrefixHit {
+  SeqId seq = -1;
+  int64_t cached_tokens = 0;  // the sequence starts with this many tokens already computed
 };
 
 // Sequence ids are handed out in increasing order from 0 and never reused.
-// Unknown ids throw tessera::Error.
+// Unknown ids throw tessera::Error. Not copyable or movable: the allocator calls
+// back into the prefix index.
 class KvCacheBook {
  public:
   explicit KvCacheBook(KvCacheConfig config);
+  KvCacheBook(const KvCacheBook&) = delete;
+  KvCacheBook& operator=(const KvCacheBook&) = delete;
 
   SeqId add_sequence();
+  // A new sequence that starts with the longest run of whole cached blocks matching
+  // the head of `tokens`, leaving at least the last token to compute (its logits
+  // are what the caller wants). Counts the lookup in the hit rate. Without prefix
+  // caching: add_sequence() with nothing cached. The caller reserves the rest with
+  // reserve_tokens(seq, tokens.subspan(hit.cached_tokens)).
+  PrefixHit add_sequence_with_prefix(std::span<const int32_t> tokens);
+  // What add_sequence_with_prefix(tokens) would reuse, changing nothing.
+  PrefixProbe probe_prefix(std::span<const int32_t> tokens) const;
   // A new sequence sharing all of `parent`'s tokens (prefix sharing, parallel
   // samples); the first write into a shared, partly filled block copies it.
   SeqId fork_sequence(SeqId parent);
@@ -60,7 +96,17 @@ class KvCacheBook {
   // not suffice; nothing changes then.
   SlotReservation reserve(SeqId seq, int64_t n_tokens);
   // Same, but std::nullopt instead of the error (for a scheduler that preempts).
+  // With a sliding window, blocks that no new token can attend to are given back
+  // first, even when the reservation then fails.
   std::optional<SlotReservation> try_reserve(SeqId seq, int64_t n_tokens);
+  // The same with the token ids, which prefix caching needs to key full blocks. A
+  // sequence that was ever reserved without ids is never cached.
+  SlotReservation reserve_tokens(SeqId seq, std::span<const int32_t> tokens);
+  std::optional<SlotReservation> try_reserve_tokens(SeqId seq, std::span<const int32_t> tokens);
+  // The rows reserved so far have been written on the device: the sequence's full
+  // blocks become reusable prefixes. Call after the step that wrote them ran; a
+  // reservation dropped without running (preemption) must never be committed.
+  void commit(SeqId seq);
   // Blocks reserve(seq, n_tokens) would take; compare with free_blocks().
   int64_t blocks_needed(SeqId seq, int64_t n_tokens) const;
 
@@ -72,26 +118,46 @@ class KvCacheBook {
   // Widest block table among `seqs`: the smallest valid max_blocks_per_seq.
   int32_t max_blocks_of(std::span<const SeqId> seqs) const;
   // Writes the block tables of `seqs` as rows of out [seqs.size(), max_blocks_per_seq],
-  // padded with block 0 (a valid id: kernels never read past a sequence's length).
+  // padded with block 0 (a valid id: kernels never read past a sequence's length);
+  // blocks released behind a sliding window read 0 too (kernels never read them).
   // Throws if a sequence has more blocks than max_blocks_per_seq.
   void fill_block_tables(std::span<const SeqId> seqs, int32_t* out,
                          int32_t max_blocks_per_seq) const;
 
+  // Blocks a reservation can take: plain free plus cached free (evicted on demand).
   int64_t free_blocks() const { return allocator_.n_free(); }
   KvCacheStats stats() const;
+  // Zeroes the counters that accumulate (prefix queries and hits, window releases).
+  void reset_counters();
   const KvCacheConfig& config() const { return config_; }
   const BlockAllocator& allocator() const { return allocator_; }
   // Ids of the live sequences, ascending.
   std::vector<SeqId> sequences() const;
 
  private:
-  BlockTable& table_of(SeqId seq);
+  struct Sequence {
+    BlockTable table;
+    std::vector<int32_t> tokens;       // ids of every token reserved, while known
+    bool tokens_known = true;          // false once a reservation came without ids
+    std::vector<uint64_t> block_keys;  // chain hashes of the committed full blocks
+  };
+
+  Sequence& sequence(SeqId seq);
+  const Sequence& sequence(SeqId seq) const;
+  std::optional<SlotReservation> reserve_in(Sequence& s, int64_t n_tokens);
+  // Walks the cached blocks matching the head of `tokens`; calls take(block) for each.
+  template <typename Take>
+  int64_t walk_prefix(std::span<const int32_t> tokens, Take take) const;
   [[noreturn]] void throw_cache_full(SeqId seq, int64_t blocks_needed) const;
 
   KvCacheConfig config_;
   BlockAllocator allocator_;
-  std::map<SeqId, BlockTable> tables_;
+  PrefixIndex index_;
+  std::map<SeqId, Sequence> sequences_;
   SeqId next_id_ = 0;
+  int64_t prefix_query_tokens_ = 0;
+  int64_t prefix_hit_tokens_ = 0;
+  int64_t blocks_released_by_window_ = 0;
 };
 
 }  // namespace tessera

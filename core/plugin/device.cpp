@@ -72,6 +72,30 @@ void Device::run(const tsr_kernel_desc& kernel, const tsr_op_call& call) const {
   if (status != TSR_OK) check(status, kernel_label(kernel));
 }
 
+void Device::run(const RegisteredKernel& kernel, const tsr_op_call& call) const {
+  const PluginLibrary* owner = kernel.plugin;
+  if (owner == plugin_.get()) {
+    run(*kernel.desc, call);
+    return;
+  }
+  if (owner == nullptr || owner->extends() != plugin_->name() || !owner->owns(*kernel.desc)) {
+    throw Error(name_ + ": " + kernel_label(*kernel.desc) + " of plugin '" +
+                (owner ? owner->name() : std::string("?")) + "' does not run on '" +
+                plugin_->name() + "' devices");
+  }
+  if (!plugin_->takes_kernel_plugins()) {
+    throw Error(name_ + ": " + kernel_label(*kernel.desc) + " of plugin '" + owner->name() +
+                "' cannot run here: '" + plugin_->name() +
+                "' devices need host-visible buffers and synchronous kernels for kernel plugins");
+  }
+  const tsr_status status = kernel.desc->run(nullptr, &call);
+  if (status == TSR_OK) return;
+  const char* text = owner->table().last_error(nullptr);
+  const std::string cause = text && text[0] != '\0' ? text : status_text(status);
+  throw Error(name_ + ": " + kernel_label(*kernel.desc) + " of plugin '" + owner->name() +
+              "': " + cause);
+}
+
 void Device::begin_step() const {
   if (table().step_begin) check(table().step_begin(handle_), "cannot begin the step");
 }

@@ -9,6 +9,7 @@
 
 #include <tessera/plugin_abi.h>
 
+#include "core/plugin/kernel_registry.h"
 #include "core/plugin/plugin_library.h"
 
 namespace tessera {
@@ -45,6 +46,11 @@ class Device {
   // Runs one kernel of this device's plugin; throws if `kernel` comes from another
   // plugin or returns an error status.
   void run(const tsr_kernel_desc& kernel, const tsr_op_call& call) const;
+  // Runs a kernel the registry chose: one of this device's plugin (as above), or of a
+  // kernel plugin extending it, which is called with device NULL and explains a
+  // failure through its own last_error(NULL). Throws for a kernel of any other plugin:
+  //   "cpu:0: kernel 'x.add' (add f32) of plugin 'x' does not run on 'cpu' devices"
+  void run(const RegisteredKernel& kernel, const tsr_op_call& call) const;
   // Brackets a graph step (no-ops for synchronous plugins, whose slots are null).
   void begin_step() const;
   void end_step() const;

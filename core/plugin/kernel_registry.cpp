@@ -20,22 +20,48 @@ std::string kernel_name(const tsr_kernel_desc& k) {
 KernelRegistry::KernelRegistry(std::vector<std::shared_ptr<const PluginLibrary>> plugins)
     : plugins_(std::move(plugins)),
       best_(static_cast<size_t>(kOpKindCount) * kDTypeCount * plugins_.size(), kNone) {
-  for (size_t p = 0; p < plugins_.size(); ++p) {
-    // The tables were validated at load: every op and dtype is in range.
-    for (const tsr_kernel_desc& desc : plugins_[p]->kernels()) {
-      const auto op = static_cast<OpKind>(desc.op);
-      const auto dtype = static_cast<DType>(desc.dtype);
-      const auto index = static_cast<int32_t>(kernels_.size());
-      kernels_.push_back(RegisteredKernel{.op = op,
-                                          .dtype = dtype,
-                                          .priority = desc.priority,
-                                          .name = kernel_name(desc),
-                                          .desc = &desc,
-                                          .plugin = plugins_[p].get()});
-      int32_t& best = best_[slot(op, dtype, p)];
-      // Strictly greater: on a tie the kernel listed first stays.
-      if (best == kNone || desc.priority > kernels_[static_cast<size_t>(best)].priority) {
-        best = index;
+  for (size_t p = 0; p < plugins_.size(); ++p) add_own_kernels(p);
+  // Extensions in registry order, each over its backend's (possibly merged) choice:
+  // strictly higher priority wins, so ties keep the backend's own, then the earlier one.
+  for (size_t e = 0; e < plugins_.size(); ++e) {
+    if (!plugins_[e]->is_extension()) continue;
+    for (size_t b = 0; b < plugins_.size(); ++b) {
+      if (plugins_[b]->name() == plugins_[e]->extends() && plugins_[b]->takes_kernel_plugins()) {
+        merge_extension(e, b);
+      }
+    }
+  }
+}
+
+void KernelRegistry::add_own_kernels(size_t p) {
+  // The tables were validated at load: every op and dtype is in range.
+  for (const tsr_kernel_desc& desc : plugins_[p]->kernels()) {
+    const auto op = static_cast<OpKind>(desc.op);
+    const auto dtype = static_cast<DType>(desc.dtype);
+    const auto index = static_cast<int32_t>(kernels_.size());
+    kernels_.push_back(RegisteredKernel{.op = op,
+                                        .dtype = dtype,
+                                        .priority = desc.priority,
+                                        .name = kernel_name(desc),
+                                        .desc = &desc,
+                                        .plugin = plugins_[p].get()});
+    int32_t& best = best_[slot(op, dtype, p)];
+    // Strictly greater: on a tie the kernel listed first stays.
+    if (best == kNone || desc.priority > kernels_[static_cast<size_t>(best)].priority) {
+      best = index;
+    }
+  }
+}
+
+void KernelRegistry::merge_extension(size_t e, size_t b) {
+  for (int op = 0; op < kOpKindCount; ++op) {
+    for (int dtype = 0; dtype < kDTypeCount; ++dtype) {
+      const int32_t offered = best_[slot(static_cast<OpKind>(op), static_cast<DType>(dtype), e)];
+      int32_t& best = best_[slot(static_cast<OpKind>(op), static_cast<DType>(dtype), b)];
+      if (offered == kNone) continue;
+      if (best == kNone || kernels_[static_cast<size_t>(offered)].priority >
+                               kernels_[static_cast<size_t>(best)].priority) {
+        best = offered;
       }
     }
   }
@@ -66,6 +92,7 @@ const RegisteredKernel* KernelRegistry::find_any(OpKind op, DType dtype) const {
   const RegisteredKernel* chosen = nullptr;
   if (!is_known(op, dtype)) return chosen;
   for (size_t p = 0; p < plugins_.size(); ++p) {
+    if (plugins_[p]->is_extension()) continue;  // its kernels count under its backend
     const int32_t best = best_[slot(op, dtype, p)];
     if (best == kNone) continue;
     const RegisteredKernel& k = kernels_[static_cast<size_t>(best)];
@@ -78,7 +105,9 @@ std::vector<const PluginLibrary*> KernelRegistry::backends_with(OpKind op, DType
   std::vector<const PluginLibrary*> found;
   if (!is_known(op, dtype)) return found;
   for (size_t p = 0; p < plugins_.size(); ++p) {
-    if (best_[slot(op, dtype, p)] != kNone) found.push_back(plugins_[p].get());
+    if (!plugins_[p]->is_extension() && best_[slot(op, dtype, p)] != kNone) {
+      found.push_back(plugins_[p].get());
+    }
   }
   return found;
 }

@@ -25,16 +25,24 @@ struct RegisteredKernel {
 };
 
 // Choice rules:
-//  - find(op, dtype, plugin): among that plugin's kernels for (op, dtype), the highest
-//    priority; on a tie, the one listed first in the plugin's kernel list.
-//  - find_any(op, dtype): the highest priority over all plugins; on a tie, the plugin
-//    earlier in the registry's list (the host's load order, i.e. search order).
-//  - backends_with(op, dtype): the plugins having such a kernel, in the registry's order.
+//  - find(op, dtype, plugin): the kernel that runs (op, dtype) on `plugin`'s devices:
+//    the highest priority among `plugin`'s own kernels and those of every registered
+//    kernel plugin extending it (tsr_plugin.extends). On a tie the backend's own kernel
+//    stays (the one listed first in its kernel list), then the extension earlier in the
+//    registry's list. Extensions count only for a backend with host-visible buffers
+//    and synchronous kernels (buffer_host_ptr set, step_begin/step_end null); for a
+//    kernel plugin itself, find gives its own kernels.
+//  - find_any(op, dtype): over the backends (not the kernel plugins), the highest
+//    priority of what find gives; on a tie, the backend earlier in the registry's list
+//    (the host's load order, i.e. search order).
+//  - backends_with(op, dtype): the backends for which find gives a kernel, in order.
 // The registry keeps the plugins loaded, so the desc pointers stay valid.
 class KernelRegistry {
  public:
   // `plugins` in preference order (usually PluginHost::plugins()). Register only the
-  // plugins whose devices you will open: a kernel runs on its own plugin's device.
+  // plugins whose devices you will open, and the kernel plugins extending them: a
+  // kernel runs on its own plugin's device or, for a kernel plugin, on the extended
+  // backend's (Device::run).
   explicit KernelRegistry(std::vector<std::shared_ptr<const PluginLibrary>> plugins);
 
   // nullptr when there is none; `plugin` not in the registry also gives nullptr.
@@ -49,10 +57,13 @@ class KernelRegistry {
   static constexpr int32_t kNone = -1;
   size_t slot(OpKind op, DType dtype, size_t plugin_index) const;
   int plugin_index(const PluginLibrary& plugin) const;
+  void add_own_kernels(size_t plugin_index);
+  void merge_extension(size_t extension_index, size_t backend_index);
 
   std::vector<std::shared_ptr<const PluginLibrary>> plugins_;
   std::vector<RegisteredKernel> kernels_;
-  // [op][dtype][plugin] -> index into kernels_ of the chosen kernel, or kNone.
+  // [op][dtype][plugin] -> index into kernels_ of the chosen kernel (for a backend,
+  // its extensions merged in), or kNone.
   std::vector<int32_t> best_;
 };
 

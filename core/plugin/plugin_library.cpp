@@ -65,16 +65,19 @@ PluginLibrary::PluginLibrary(Passkey, std::filesystem::path path,
       library_(std::move(lib)),
       table_(table),
       name_(table->name),
-      version_(table->version ? table->version : "") {}
+      version_(table->version ? table->version : ""),
+      extends_(table->extends ? table->extends : "") {}
 
 PluginLibrary::~PluginLibrary() = default;
 
 int32_t PluginLibrary::device_count() const {
+  if (is_extension()) return 0;  // its device slots may be null and are never called
   const int32_t count = table_->device_count();
   return count > 0 ? count : 0;
 }
 
 std::string PluginLibrary::unavailable_reason() const {
+  if (is_extension()) return "a kernel plugin: its kernels run on '" + extends_ + "' devices";
   const char* reason = table_->unavailable_reason ? table_->unavailable_reason() : nullptr;
   return reason ? reason : "";
 }
@@ -94,6 +97,11 @@ tsr_device_info PluginLibrary::device_info(int32_t index) const {
   info.name[sizeof info.name - 1] = '\0';
   info.description[sizeof info.description - 1] = '\0';
   return info;
+}
+
+bool PluginLibrary::takes_kernel_plugins() const {
+  return !is_extension() && table_->buffer_host_ptr != nullptr && table_->step_begin == nullptr &&
+         table_->step_end == nullptr;
 }
 
 std::span<const tsr_kernel_desc> PluginLibrary::kernels() const {

@@ -1,5 +1,6 @@
-// One loaded backend plugin: the shared library, kept mapped for as long as anything
-// made from it (devices, buffers, kernel tables) is alive, and its validated C table.
+// One loaded plugin (a backend, or a kernel plugin extending one): the shared library,
+// kept mapped for as long as anything made from it (devices, buffers, kernel tables)
+// is alive, and its validated C table.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,17 @@ class PluginLibrary {
   uint32_t abi_version() const { return table_->abi_version; }
   const tsr_plugin& table() const { return *table_; }
 
-  // Devices the plugin can drive now (0 when none), and why there are none ("" if unsaid).
+  // The backend whose devices this kernel plugin's kernels run on ("cpu"); "" for a
+  // backend. See tsr_plugin.extends.
+  const std::string& extends() const { return extends_; }
+  bool is_extension() const { return !extends_.empty(); }
+  // Whether kernel plugins extending this backend can run on its devices: they read
+  // tensors through host_data, in call order, so its buffers must be host-visible
+  // (buffer_host_ptr set) and its kernels synchronous (step_begin, step_end null).
+  bool takes_kernel_plugins() const;
+
+  // Devices the plugin can drive now (0 when none, and always 0 for a kernel plugin),
+  // and why there are none ("" if unsaid).
   int32_t device_count() const;
   std::string unavailable_reason() const;
   // Static description of device `index`; throws tessera::Error if the index is out
@@ -61,6 +72,7 @@ class PluginLibrary {
   const tsr_plugin* table_;  // static storage inside library_
   std::string name_;
   std::string version_;
+  std::string extends_;
 };
 
 }  // namespace tessera

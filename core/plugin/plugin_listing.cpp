@@ -59,12 +59,25 @@ void describe_kernels(const PluginLibrary& plugin, std::ostream& out) {
   }
 }
 
-void describe_plugin(const PluginLibrary& plugin, std::ostream& out) {
+// A kernel plugin has no devices: say whose it runs on, and whether that backend is here.
+void describe_extended(const PluginHost& host, const PluginLibrary& plugin, std::ostream& out) {
+  out << "  extends " << plugin.extends() << ": its kernels run on " << plugin.extends()
+      << " devices";
+  const auto backend = host.find(plugin.extends());
+  if (!backend || backend->is_extension()) out << " (no such backend loaded: unused)";
+  out << "\n";
+}
+
+void describe_plugin(const PluginHost& host, const PluginLibrary& plugin, std::ostream& out) {
   out << "plugin " << plugin.name();
   if (!plugin.version().empty()) out << " " << plugin.version();
   out << " (ABI " << plugin.abi_version() << ")\n";
   out << "  file: " << plugin.path().string() << "\n";
-  describe_devices(plugin, out);
+  if (plugin.is_extension()) {
+    describe_extended(host, plugin, out);
+  } else {
+    describe_devices(plugin, out);
+  }
   describe_kernels(plugin, out);
 }
 
@@ -76,7 +89,7 @@ std::string describe_plugins(const PluginHost& host) {
   if (host.plugins().empty()) out << "\nno plugins loaded\n";
   for (const auto& plugin : host.plugins()) {
     out << "\n";
-    describe_plugin(*plugin, out);
+    describe_plugin(host, *plugin, out);
   }
   if (!host.failures().empty()) {
     out << "\nrefused:\n";

@@ -1,5 +1,6 @@
 // The text `tessera backends` prints: where plugins were looked for, each loaded
-// plugin with its devices and kernels, then the refused files and why.
+// plugin with its devices (or, for a kernel plugin, the backend it extends) and
+// kernels, then the refused files and why.
 #pragma once
 
 #include <string>
@@ -19,6 +20,13 @@ namespace tessera {
 //     kernels:
 //       add: f32
 //       matmul: f32 f16 bf16 q8_0
+//
+//   plugin fast_silu 0.1.0 (ABI 1)
+//     file: /opt/tessera/lib/tessera/libfast_silu.so
+//     extends cpu: its kernels run on cpu devices
+//     kernels:
+//       silu: f32
+//       swiglu: f32
 //
 //   refused:
 //     /opt/x/libold.so: plugin ABI version 7 is not supported by this host (expects 1)

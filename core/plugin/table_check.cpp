@@ -7,9 +7,9 @@
 namespace tessera {
 namespace {
 
-// The slots a host cannot work without. The optional ones (unavailable_reason,
-// buffer_host_ptr, buffer_wrap_host, step_begin, step_end) may be null.
-void check_required_slots(const tsr_plugin& t, const std::string& file) {
+// The slots a host cannot work without in a backend. The optional ones
+// (unavailable_reason, buffer_host_ptr, buffer_wrap_host, step_begin, step_end) may be null.
+void check_backend_slots(const tsr_plugin& t, const std::string& file) {
   const struct {
     const char* slot;
     bool present;
@@ -29,6 +29,21 @@ void check_required_slots(const tsr_plugin& t, const std::string& file) {
     if (!r.present) throw Error(file + ": required slot '" + r.slot + "' is null");
   }
   if (t.name[0] == '\0') throw Error(file + ": plugin name is empty");
+}
+
+// A kernel plugin (extends set) needs only a name and last_error: the host never calls
+// its device, buffer or step slots.
+void check_extension_slots(const tsr_plugin& t, const std::string& file) {
+  if (t.name == nullptr) throw Error(file + ": required slot 'name' is null");
+  if (t.name[0] == '\0') throw Error(file + ": plugin name is empty");
+  if (t.last_error == nullptr) throw Error(file + ": required slot 'last_error' is null");
+  if (t.extends[0] == '\0') {
+    throw Error(file + ": 'extends' is empty (NULL for a backend, else the name of the backend "
+                       "it extends)");
+  }
+  if (std::strcmp(t.extends, t.name) == 0) {
+    throw Error(file + ": plugin '" + t.name + "' extends itself");
+  }
 }
 
 // The bits of an ABI enum field as the plugin wrote them. Loading an enum object
@@ -83,7 +98,11 @@ void check_plugin_table(const tsr_plugin* table, const std::string& file) {
                 " bytes, smaller than the " + std::to_string(sizeof(tsr_plugin)) +
                 " bytes of ABI version " + std::to_string(TSR_ABI_VERSION));
   }
-  check_required_slots(*table, file);
+  if (table->extends == nullptr) {
+    check_backend_slots(*table, file);
+  } else {
+    check_extension_slots(*table, file);
+  }
   check_kernel_list(*table, file);
 }
 

@@ -12,8 +12,10 @@ namespace tessera {
 // "libfoo.so: plugin ABI version 7 is not supported by this host (expects 1)".
 // Checks, in order: non-null; abi_version == TSR_ABI_VERSION; struct_size at least
 // sizeof(tsr_plugin) (a bigger table from a newer minor revision is accepted); the
-// required slots; a non-empty name; kernel_count >= 0 with a non-null list when
-// positive; each kernel with a known op and dtype and a non-null run.
+// required slots (for a kernel plugin, one with `extends` set: only name and last_error,
+// and a non-empty `extends` other than its own name); a non-empty name; kernel_count
+// >= 0 with a non-null list when positive; each kernel with a known op and dtype and a
+// non-null run.
 void check_plugin_table(const tsr_plugin* table, const std::string& file);
 
 }  // namespace tessera

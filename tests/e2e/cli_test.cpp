@@ -7,6 +7,7 @@
 
 #include "support/golden.h"
 #include "support/run_command.h"
+#include "support/temp_path.h"
 #include "support/testdata.h"
 
 namespace tessera::test {
@@ -28,9 +29,7 @@ std::vector<int32_t> json_ids(const std::string& json, const std::string& field)
   return parse_ids(body);
 }
 
-std::string temp_file(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
-}
+std::string temp_file(const std::string& name) { return temp_path(name); }
 
 TEST(Generate, GreedyFromGgufStreamsTheGoldenText) {
   const Golden g = load_golden();
@@ -129,7 +128,7 @@ TEST(Check, MisspelledOpGetsPositionCaretAndHint) {
   EXPECT_EQ(r.exit_code, 1);
   const std::string head = path + ":" + std::to_string(line) + ":" + std::to_string(col) +
                            ": error: unknown op 'rms_nrom'; did you mean 'rms_norm'?";
-  EXPECT_NE(r.err.find(head), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind(head, 0), 0u) << "the diagnostic starts the message, unprefixed:\n" << r.err;
   EXPECT_NE(r.err.find(source_line), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("^"), std::string::npos) << r.err;
 }
@@ -148,6 +147,16 @@ TEST(Init, RandomModelReadsBackAndGenerates) {
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
+
+TEST(Generate, ModelFileMistakeIsReportedAsADiagnostic) {
+  const std::string path = temp_file("not_a_model.tsr");
+  std::ofstream(path) << "# comment\nmodle llama\n";
+  const auto r = run_command(tessera("generate -m " + gguf() + " -p hi --arch " + shell_quote(path)));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind(path + ":2:1: error: expected 'model NAME' at the start of the file, found 'modle'\n", 0),
+            0u)
+      << r.err;
+}
 
 TEST(Executable, LinksNoBackend) {
   const auto r = run_command("readelf -d " + shell_quote(tessera_exe()));

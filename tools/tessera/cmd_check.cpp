@@ -33,18 +33,13 @@ int run_check(const Args& args) {
 
   std::unique_ptr<WeightFile> file;
   if (!weights.empty()) file = open_weight_file(weights, tokenizer);
-  try {
-    const auto def = dsl::parse_model_file(positional[0]);
-    dsl::CompileOptions options;
-    options.weights = file.get();
-    options.overrides = parse_overrides(sets);
-    options.kv_dtype = kv;
-    const dsl::CompiledModel model = dsl::compile_model(*def, options);
-    std::printf("%s", dsl::format_summary(model, dsl::summarize(model)).c_str());
-  } catch (const dsl::DslError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
+  const auto def = dsl::parse_model_file(positional[0]);
+  dsl::CompileOptions options;
+  options.weights = file.get();
+  options.overrides = parse_overrides(sets);
+  options.kv_dtype = kv;
+  const dsl::CompiledModel model = dsl::compile_model(*def, options);
+  std::printf("%s", dsl::format_summary(model, dsl::summarize(model)).c_str());
   return 0;
 }
 

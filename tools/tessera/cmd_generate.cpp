@@ -1,12 +1,17 @@
-// tessera generate: streams the continuation of each prompt to stdout (logs and
-// timings to stderr), or prints one JSON object per prompt with --json.
+// tessera generate: runs every prompt together through the batching engine and
+// prints each continuation in prompt order (logs and timings to stderr), or one
+// JSON object per prompt with --json.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <memory>
 
-#include "core/engine/generator.h"
+#include "core/engine/engine.h"
 #include "core/util/error.h"
 #include "tools/tessera/commands.h"
+#include "tools/tessera/engine_flags.h"
 #include "tools/tessera/json_writer.h"
 #include "tools/tessera/runtime_options.h"
 
@@ -15,6 +20,7 @@ namespace {
 
 struct GenerateFlags {
   RuntimeOptions runtime;
+  EngineFlags engine;
   std::vector<std::string> prompts;
   std::string prompt_file;
   int64_t n_predict = 128;
@@ -24,10 +30,13 @@ struct GenerateFlags {
 };
 
 OptionTable generate_options(GenerateFlags& f) {
-  OptionTable t("generate", "-m MODEL -p PROMPT [options]",
-                "Generates a continuation of each prompt and streams it to stdout.");
+  OptionTable t("generate", "-m MODEL -p PROMPT [-p PROMPT ...] [options]",
+                "Generates a continuation of each prompt. Several prompts run together (continuous\n"
+                "batching); each one's output is printed in prompt order, the first unfinished one\n"
+                "streaming as it is generated.");
   f.runtime.add_to(t);
-  t.texts("-p, --prompt", "TEXT", "prompt; repeat for several prompts (run one after the other)", &f.prompts)
+  f.engine.add_to(t);
+  t.texts("-p, --prompt", "TEXT", "prompt; repeat for several prompts (run together)", &f.prompts)
       .text("--prompts", "FILE", "file with one prompt per line", &f.prompt_file)
       .integer("-n, --n-predict", "N", "new tokens per prompt", &f.n_predict, 0, 1 << 24)
       .number("--temp", "T", "temperature; 0 = greedy", &f.temperature, 0, 100)
@@ -56,23 +65,110 @@ std::vector<std::string> collect_prompts(const GenerateFlags& f) {
   return prompts;
 }
 
-void print_json(const std::string& prompt, const GenerateResult& r) {
+// Prints each prompt's output in prompt order: the first unfinished prompt streams
+// live, the ones after it are held until it finishes.
+class OrderedPrinter {
+ public:
+  OrderedPrinter(std::vector<std::string> prompts, bool json) : json_(json), slots_(prompts.size()) {
+    for (size_t i = 0; i < prompts.size(); ++i) slots_[i].prompt = std::move(prompts[i]);
+  }
+
+  // Called on the engine's stepping thread with the events of prompt `index`.
+  void on_event(size_t index, const RequestEvent& e) {
+    Slot& slot = slots_[index];
+    slot.text += e.text;
+    if (e.finished()) slot.result = e.result;
+    if (index == next_ && !json_) write(e.text);
+    while (next_ < slots_.size() && slots_[next_].result) {
+      finish_slot(slots_[next_]);
+      if (++next_ < slots_.size() && !json_) start_slot(slots_[next_]);
+    }
+  }
+
+  void begin() {
+    if (!slots_.empty() && !json_) start_slot(slots_[0]);
+  }
+
+ private:
+  struct Slot {
+    std::string prompt;
+    std::string text;  // what the engine has streamed so far
+    std::shared_ptr<const RequestResult> result;
+  };
+
+  static void write(const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+  }
+  void start_slot(const Slot& slot) { write(slot.prompt + slot.text); }
+  void finish_slot(const Slot& slot) {
+    if (json_) {
+      print_json(slot.prompt, *slot.result);
+    } else {
+      write("\n");
+    }
+    print_timings(*slot.result);
+  }
+  static void print_json(const std::string& prompt, const RequestResult& r);
+  static void print_timings(const RequestResult& r);
+
+  bool json_;
+  std::vector<Slot> slots_;
+  size_t next_ = 0;
+};
+
+double decode_ms(const RequestResult& r) { return r.total_ms - r.ttft_ms; }
+double decode_tokens(const RequestResult& r) {
+  return r.generated_ids.size() > 1 ? static_cast<double>(r.generated_ids.size() - 1) : 0.0;
+}
+double per_second(double count, double ms) { return ms > 0 ? count * 1e3 / ms : 0.0; }
+
+void OrderedPrinter::print_json(const std::string& prompt, const RequestResult& r) {
   JsonWriter j;
   j.begin_object()
       .field("prompt", prompt)
       .field("prompt_ids", r.prompt_ids)
       .field("generated_ids", r.generated_ids)
       .field("text", r.text)
-      .field("stop_reason", r.stop_reason)
-      .field("seed", static_cast<int64_t>(r.seed));
-  j.key("timings").begin_object().field("prefill_ms", r.prefill_ms).field("decode_ms", r.decode_ms);
-  const double decode_tokens = r.generated_ids.size() > 1 ? static_cast<double>(r.generated_ids.size() - 1) : 0.0;
-  j.field("prefill_tokens_per_s", r.prefill_ms > 0 ? static_cast<double>(r.prompt_ids.size()) * 1e3 / r.prefill_ms : 0.0)
-      .field("decode_tokens_per_s", r.decode_ms > 0 ? decode_tokens * 1e3 / r.decode_ms : 0.0)
+      .field("stop_reason", finish_reason_name(r.finish))
+      .field("seed", static_cast<int64_t>(r.seed))
+      .field("cached_prompt_tokens", r.cached_prompt_tokens)
+      .field("preemptions", static_cast<int64_t>(r.preemptions));
+  // prefill_ms runs from submission to the first token (the TTFT, queueing included).
+  j.key("timings")
+      .begin_object()
+      .field("prefill_ms", r.ttft_ms)
+      .field("decode_ms", decode_ms(r))
+      .field("prefill_tokens_per_s", per_second(static_cast<double>(r.prompt_ids.size()), r.ttft_ms))
+      .field("decode_tokens_per_s", per_second(decode_tokens(r), decode_ms(r)))
       .end_object()
       .end_object();
   std::printf("%s\n", j.str().c_str());
   std::fflush(stdout);
+}
+
+void OrderedPrinter::print_timings(const RequestResult& r) {
+  std::fprintf(stderr,
+               "tessera: prompt %zu tokens (%lld cached), first token after %.1f ms (%.1f tok/s), generated %zu "
+               "tokens in %.1f ms (%.1f tok/s), stop: %s, seed %llu\n",
+               r.prompt_ids.size(), static_cast<long long>(r.cached_prompt_tokens), r.ttft_ms,
+               per_second(static_cast<double>(r.prompt_ids.size()), r.ttft_ms), r.generated_ids.size(), decode_ms(r),
+               per_second(decode_tokens(r), decode_ms(r)), std::string(finish_reason_name(r.finish)).c_str(),
+               static_cast<unsigned long long>(r.seed));
+}
+
+void print_summary(const Engine& engine, size_t n_prompts, double seconds) {
+  const EngineStats s = engine.stats();
+  const KvCacheConfig& kv = engine.kv_cache().config();
+  std::fprintf(stderr,
+               "tessera: %zu prompt(s) in %.2f s, %lld steps of %.1f sequences, %.1f generated tok/s; KV cache %lld "
+               "blocks of %d tokens (%s), mean waste %.1f%%, prefix cache hits %.1f%%, %lld preemption(s)\n",
+               n_prompts, seconds, static_cast<long long>(s.steps), s.mean_batch_sequences,
+               seconds > 0 ? static_cast<double>(s.tokens_generated) / seconds : 0.0,
+               static_cast<long long>(kv.n_blocks), kv.block_size,
+               format_bytes(static_cast<double>(kv.n_blocks * kv.block_size) * static_cast<double>(kv.bytes_per_token))
+                   .c_str(),
+               100.0 * s.mean_waste_fraction, 100.0 * s.kv.prefix_hit_rate, static_cast<long long>(s.preemptions));
 }
 
 }  // namespace
@@ -88,59 +184,56 @@ int run_generate(const Args& args) {
   if (!positional.empty()) throw UsageError{"unexpected argument '" + positional[0] + "'"};
   const std::vector<std::string> prompts = collect_prompts(f);
 
-  GenerateOptions options;
-  options.n_predict = static_cast<int32_t>(f.n_predict);
-  options.ignore_eos = f.ignore_eos;
-  options.sampling.temperature = static_cast<float>(f.temperature);
-  options.sampling.top_k = static_cast<int32_t>(f.top_k);
-  options.sampling.top_p = static_cast<float>(f.top_p);
-  options.sampling.min_p = static_cast<float>(f.min_p);
-  options.sampling.repetition_penalty = static_cast<float>(f.repeat_penalty);
-  options.sampling.repeat_last_n = static_cast<int32_t>(f.repeat_last_n);
-  options.sampling.seed = static_cast<uint64_t>(f.seed);
-  options.sampling.validate();
+  SamplingParams sampling;
+  sampling.temperature = static_cast<float>(f.temperature);
+  sampling.top_k = static_cast<int32_t>(f.top_k);
+  sampling.top_p = static_cast<float>(f.top_p);
+  sampling.min_p = static_cast<float>(f.min_p);
+  sampling.repetition_penalty = static_cast<float>(f.repeat_penalty);
+  sampling.repeat_last_n = static_cast<int32_t>(f.repeat_last_n);
+  sampling.seed = static_cast<uint64_t>(f.seed);
+  sampling.validate();
 
   Runtime rt = load_runtime(f.runtime);
-  SessionOptions so = f.runtime.session_options();
-  if (so.n_ctx == 0) {
+  const SpmTokenizer& tokenizer = rt.model->tokenizer();
+  std::vector<std::vector<int32_t>> prompt_ids;
+  int64_t longest = 0;
+  for (const std::string& p : prompts) {
+    prompt_ids.push_back(tokenizer.encode(p, tokenizer.add_bos()));
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(prompt_ids.back().size()));
+  }
+  const int64_t model_ctx = rt.model->compiled().n_ctx > 0 ? rt.model->compiled().n_ctx : 2048;
+  int64_t n_ctx = f.runtime.ctx > 0 ? f.runtime.ctx : model_ctx;
+  if (f.runtime.ctx == 0 && longest + f.n_predict > model_ctx) {
     // Room for the longest prompt and its continuation, at least the model's context.
-    int64_t needed = 0;
-    for (const auto& p : prompts) {
-      needed = std::max<int64_t>(needed, static_cast<int64_t>(rt.model->tokenizer().encode(p, true).size()));
-    }
-    needed += f.n_predict;
-    if (needed > rt.model->compiled().n_ctx) {
-      std::fprintf(stderr, "tessera: warning: %lld tokens exceed the model's context of %lld; extending it\n",
-                   static_cast<long long>(needed), static_cast<long long>(rt.model->compiled().n_ctx));
-      so.n_ctx = needed;
-    }
+    std::fprintf(stderr, "tessera: warning: %lld tokens exceed the model's context of %lld; extending it\n",
+                 static_cast<long long>(longest + f.n_predict), static_cast<long long>(model_ctx));
+    n_ctx = longest + f.n_predict;
   }
-  Session session(*rt.model, rt.backend, so);
+  // By default the cache holds every prompt and its continuation at once: nothing is preempted.
+  int64_t auto_tokens = 0;
+  for (const auto& ids : prompt_ids) {
+    auto_tokens += kv_tokens_of(static_cast<int64_t>(ids.size()), f.n_predict, n_ctx, f.runtime.kv_block);
+  }
+  EngineOptions eo = f.engine.engine_options(f.runtime, auto_tokens);
+  eo.n_ctx = n_ctx;
+  Engine engine(*rt.model, rt.backend, eo);
 
-  for (const std::string& prompt : prompts) {
-    GenerateResult r;
-    if (f.json) {
-      r = generate(session, rt.model->tokenizer(), prompt, options);
-      print_json(prompt, r);
-    } else {
-      std::fputs(prompt.c_str(), stdout);
-      std::fflush(stdout);
-      r = generate(session, rt.model->tokenizer(), prompt, options, [](const std::string& piece) {
-        std::fwrite(piece.data(), 1, piece.size(), stdout);
-        std::fflush(stdout);
-      });
-      std::fputs("\n", stdout);
-      std::fflush(stdout);
-    }
-    const double decode_tokens = r.generated_ids.size() > 1 ? static_cast<double>(r.generated_ids.size() - 1) : 0.0;
-    std::fprintf(stderr,
-                 "tessera: prompt %zu tokens in %.1f ms (%.1f tok/s), generated %zu tokens in %.1f ms "
-                 "(%.1f tok/s), stop: %s, seed %llu\n",
-                 r.prompt_ids.size(), r.prefill_ms,
-                 r.prefill_ms > 0 ? static_cast<double>(r.prompt_ids.size()) * 1e3 / r.prefill_ms : 0.0,
-                 r.generated_ids.size(), r.decode_ms, r.decode_ms > 0 ? decode_tokens * 1e3 / r.decode_ms : 0.0,
-                 r.stop_reason.c_str(), static_cast<unsigned long long>(r.seed));
+  OrderedPrinter printer(prompts, f.json);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    Request r;
+    r.prompt_ids = prompt_ids[i];
+    if (r.prompt_ids.empty()) throw Error("the prompt is empty and the vocabulary has no BOS token to start from");
+    r.sampling = sampling;
+    r.max_tokens = static_cast<int32_t>(f.n_predict);
+    r.stop.ignore_eos = f.ignore_eos;
+    r.on_event = [&printer, i](const RequestEvent& e) { printer.on_event(i, e); };
+    engine.submit(std::move(r));
   }
+  printer.begin();
+  engine.run_until_idle();
+  print_summary(engine, prompts.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/util/error.h"
+#include "dsl/diagnostics.h"
 #include "tools/tessera/commands.h"
 #include "tools/tessera/options.h"
 
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
     } catch (const tessera::cli::UsageError& e) {
       std::fprintf(stderr, "tessera %s: %s\n", argv[1], e.message.c_str());
       return 2;
+    } catch (const tessera::dsl::DslError& e) {
+      std::fprintf(stderr, "%s\n", e.what());  // already "file:line:col: error: ..." with a caret
+      return 1;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tessera %s: error: %s\n", argv[1], e.what());
       return 1;

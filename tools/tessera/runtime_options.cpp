@@ -18,7 +18,7 @@ void RuntimeOptions::add_to(OptionTable& t) {
       .text("-b, --backend", "NAME[:N]", "backend plugin and device index", &backend, "TESSERA_BACKEND")
       .text("--plugin-dir", "DIR", "extra directory searched first for backend plugins", &plugin_dir)
       .integer("-t, --threads", "N", "CPU threads; 0 = all cores", &threads, 0, 1024, "TESSERA_THREADS")
-      .integer("-c, --ctx", "N", "context length (tokens the KV cache holds); 0 = the model's", &ctx, 0,
+      .integer("-c, --ctx", "N", "context length of each sequence; 0 = the model's", &ctx, 0,
                int64_t{1} << 24)
       .integer("--kv-block", "N", "tokens per KV cache block", &kv_block, 1, 4096)
       .text("--kv-dtype", "TYPE", "KV cache element type: f32 or f16", &kv_dtype);

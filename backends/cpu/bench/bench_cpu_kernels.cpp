@@ -31,7 +31,7 @@ BenchTensor make_tensor(tsr_dtype dtype, int64_t rows, int64_t cols, uint32_t se
   const int64_t row_bytes = dtype_row_bytes(static_cast<DType>(dtype), cols);
   t.bytes = static_cast<uint64_t>(rows * row_bytes);
   t.buffer.reset(buffer_alloc(t.bytes));
-  t.desc = {t.buffer.get(), 0, dtype, 2, {rows, cols, 1, 1}};
+  t.desc = {t.buffer.get(), 0, dtype, 2, {rows, cols, 1, 1}, nullptr};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> row(static_cast<size_t>(cols));

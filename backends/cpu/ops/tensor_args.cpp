@@ -1,5 +1,4 @@
-// Argument checks shared by all CPU kernels: shapes, dtypes, alignment and the byte
-// extent of every tensor inside its buffer, so no kernel reads out of bounds.
+// The CPU side of the kit's argument checks: a CPU buffer's size and host address.
 #include "backends/cpu/ops/tensor_args.h"
 
 #include "backends/cpu/buffer.h"
@@ -7,124 +6,25 @@
 namespace tessera::cpu {
 namespace {
 
-constexpr int64_t kQ8Block = 32;       // elements per Q8_0 block
-
-bool known_dtype(tsr_dtype t) { return t >= 0 && t < TSR_DTYPE_COUNT; }
-
-int64_t dtype_alignment(tsr_dtype t) {
-  return (t == TSR_DTYPE_F32 || t == TSR_DTYPE_I32) ? 4 : 2;
-}
+uint64_t cpu_buffer_size(tsr_buffer buffer) { return buffer->size; }
 
 }  // namespace
 
-void fail(std::string_view op, const std::string& message) {
-  throw KernelError(TSR_E_INVALID_ARGUMENT, std::string(op) + ": " + message);
-}
-
-int64_t TensorView::rows() const {
-  int64_t r = 1;
-  for (int i = 0; i + 1 < ndim; ++i) r *= shape[i];
-  return r;
-}
-
-std::string_view dtype_label(tsr_dtype t) {
-  switch (t) {
-    case TSR_DTYPE_F32: return "f32";
-    case TSR_DTYPE_F16: return "f16";
-    case TSR_DTYPE_BF16: return "bf16";
-    case TSR_DTYPE_Q8_0: return "q8_0";
-    case TSR_DTYPE_I32: return "i32";
-    default: return "unknown";
-  }
-}
-
-std::string shape_label(const TensorView& t) {
-  std::string s = "[";
-  for (int i = 0; i < t.ndim; ++i) {
-    if (i > 0) s += ", ";
-    s += std::to_string(t.shape[i]);
-  }
-  return s + "]";
-}
-
 TensorView check_tensor(const tsr_tensor* t, std::string_view op, std::string_view role) {
-  const std::string who(role);
-  if (t == nullptr) fail(op, who + " is missing");
-  if (t->buffer == nullptr) fail(op, who + " has no buffer");
-  if (!known_dtype(t->dtype)) fail(op, who + " has unknown dtype " + std::to_string(t->dtype));
-  if (t->ndim < 1 || t->ndim > 4) {
-    fail(op, who + " has ndim " + std::to_string(t->ndim) + " (must be 1..4)");
-  }
+  const kit::CheckedTensor checked = kit::check_tensor(t, op, role, cpu_buffer_size);
   TensorView v;
-  v.dtype = t->dtype;
-  v.ndim = t->ndim;
-  for (int i = 0; i < v.ndim; ++i) v.shape[i] = t->shape[i];
-  for (int i = 0; i < v.ndim; ++i) {
-    if (v.shape[i] < 0) fail(op, who + " has a negative dimension in " + shape_label(v));
-  }
-  if (v.dtype == TSR_DTYPE_Q8_0 && v.cols() % kQ8Block != 0) {
-    fail(op, who + " has " + std::to_string(v.cols()) +
-                 " columns, not a multiple of the q8_0 block of 32");
-  }
-  int64_t bytes = v.row_bytes();
-  for (int i = 0; i + 1 < v.ndim; ++i) {
-    if (__builtin_mul_overflow(bytes, v.shape[i], &bytes)) {
-      fail(op, who + " of shape " + shape_label(v) + " is too large");
-    }
-  }
-  if (!buffer_range_ok(t->buffer, t->offset, static_cast<uint64_t>(bytes))) {
-    fail(op, who + " " + shape_label(v) + " " + std::string(dtype_label(v.dtype)) + " needs " +
-                 std::to_string(bytes) + " bytes at offset " + std::to_string(t->offset) +
-                 " but its buffer holds " + std::to_string(t->buffer->size));
-  }
+  static_cast<kit::TensorInfo&>(v) = checked;
   v.data = t->buffer->data + t->offset;
-  const int64_t align = dtype_alignment(v.dtype);
-  if (reinterpret_cast<uintptr_t>(v.data) % static_cast<uintptr_t>(align) != 0) {
-    fail(op, who + " at offset " + std::to_string(t->offset) + " is not aligned to " +
-                 std::to_string(align) + " bytes for " + std::string(dtype_label(v.dtype)));
-  }
+  kit::expect_aligned(reinterpret_cast<uintptr_t>(v.data), t->offset, v, op, role);
   return v;
 }
 
-void expect_input_count(const tsr_op_call& call, int min_inputs, int max_inputs,
-                        std::string_view op) {
-  if (call.n_inputs < min_inputs || call.n_inputs > max_inputs || call.inputs == nullptr) {
-    const std::string expected = min_inputs == max_inputs
-                                     ? std::to_string(min_inputs)
-                                     : std::to_string(min_inputs) + ".." + std::to_string(max_inputs);
-    fail(op, "expects " + expected + " inputs, got " + std::to_string(call.n_inputs));
-  }
-}
-
 TensorView input(const tsr_op_call& call, int index, std::string_view op, std::string_view role) {
-  if (index >= call.n_inputs || call.inputs == nullptr) fail(op, std::string(role) + " is missing");
-  return check_tensor(&call.inputs[index], op, role);
+  return check_tensor(kit::input_desc(call, index, op, role), op, role);
 }
 
 TensorView output(const tsr_op_call& call, std::string_view op) {
   return check_tensor(call.output, op, "out");
-}
-
-void expect_dtype(const TensorView& t, tsr_dtype dtype, std::string_view op, std::string_view role) {
-  if (t.dtype != dtype) {
-    fail(op, std::string(role) + " is " + std::string(dtype_label(t.dtype)) + ", expected " +
-                 std::string(dtype_label(dtype)));
-  }
-}
-
-void expect_matrix(const TensorView& t, int64_t rows, int64_t cols, std::string_view op,
-                   std::string_view role) {
-  if (t.rows() != rows || t.cols() != cols) {
-    fail(op, std::string(role) + " has shape " + shape_label(t) + ", expected [" +
-                 std::to_string(rows) + ", " + std::to_string(cols) + "]");
-  }
-}
-
-void expect_vector(const TensorView& t, int64_t n, std::string_view op, std::string_view role) {
-  if (t.elements() != n || (t.rows() != 1 && t.cols() != 1)) {
-    fail(op, std::string(role) + " has shape " + shape_label(t) + ", expected " +
-                 std::to_string(n) + " elements");
-  }
 }
 
 }  // namespace tessera::cpu

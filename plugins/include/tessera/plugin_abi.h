@@ -12,6 +12,19 @@
  *  - Ownership: buffers belong to the device that allocated them; the host frees
  *    every buffer it allocated before closing the device, and closes every device
  *    before unloading the library.
+ *  - Layout: new fields are only ever added at the END of a struct. The plugin table
+ *    says its size in `struct_size`; tsr_tensor travels in arrays, so its size is part
+ *    of the ABI version: a plugin and a host built from different revisions of this
+ *    header with the same TSR_ABI_VERSION must agree on it (rebuild while the version
+ *    is unreleased).
+ *
+ * Two kinds of plugin share this table:
+ *  - A backend (`extends` NULL) drives devices of its own: it fills the device and
+ *    buffer slots, and its kernels run on its devices.
+ *  - A kernel plugin (`extends` names a backend, e.g. "cpu") adds or overrides kernels
+ *    of that backend. Its kernels run on the backend's devices, interleaved with the
+ *    backend's own kernels, and read and write tensors through `tsr_tensor.host_data`.
+ *    See `tsr_plugin.extends` for every rule.
  */
 #ifndef TESSERA_PLUGIN_ABI_H
 #define TESSERA_PLUGIN_ABI_H
@@ -156,6 +169,12 @@ typedef struct tsr_tensor {
   tsr_dtype dtype;
   int32_t ndim;      /* 1..4 */
   int64_t shape[4];  /* outermost first; entries past ndim are 1 */
+  /* Host address of element 0 (the buffer's buffer_host_ptr + offset) when the buffer
+     is host-visible, else NULL. Filled by the host for every tensor of a call. A
+     backend's own kernels may ignore it; a kernel plugin's kernels read and write the
+     data only through it (their `buffer` is another plugin's handle). The host
+     guarantees that the whole tensor lies inside its buffer. */
+  void* host_data;
 } tsr_tensor;
 
 typedef struct tsr_op_call {
@@ -166,7 +185,9 @@ typedef struct tsr_op_call {
   const tsr_tensor* output;
 } tsr_op_call;
 
-/* Runs (or enqueues, for asynchronous devices) one op on a device. */
+/* Runs (or enqueues, for asynchronous devices) one op on a device. A kernel plugin's
+   kernels are called with device NULL: they run synchronously on the host's thread
+   and report a failure through the plugin's last_error(NULL). */
 typedef tsr_status (*tsr_kernel_fn)(void* device, const tsr_op_call* call);
 
 typedef struct tsr_kernel_desc {
@@ -205,7 +226,9 @@ typedef struct tsr_plugin {
   tsr_status (*device_info)(int32_t index, tsr_device_info* out);
   tsr_status (*device_open)(int32_t index, const tsr_device_options* options, void** device);
   void (*device_close)(void* device);
-  /* Message for the last failure on this device (valid until the next call). */
+  /* Message for the last failure on this device (valid until the next call); with
+     device NULL, the last failure that had no device (device_open, device_info, and
+     every kernel of a kernel plugin). */
   const char* (*last_error)(void* device);
 
   /* Buffers: size in bytes; contents undefined after alloc. */
@@ -229,6 +252,22 @@ typedef struct tsr_plugin {
 
   int32_t kernel_count;
   const tsr_kernel_desc* kernels;
+
+  /* NULL: a backend, with devices of its own (every required slot above is set).
+     Otherwise the name of the backend this kernel plugin extends, e.g. "cpu":
+      - Its kernels are candidates for that backend's devices: per (op, key dtype), the
+        host runs the highest priority among the backend's kernels and those of every
+        loaded plugin extending it; on a tie the backend's own kernel stays, then the
+        extension loaded first wins.
+      - Its kernels get device NULL and reach tensors only through host_data. The host
+        registers them only for a backend whose buffers are host-visible
+        (buffer_host_ptr set) and whose kernels are synchronous (step_begin and
+        step_end NULL), so the data a kernel reads is the data earlier kernels wrote.
+      - Required: name (its own, not the one it extends) and last_error (called with
+        NULL: the message of the last failed kernel). Every device, buffer and step
+        slot may be NULL and is never called; device_count is treated as 0.
+      - It cannot be opened as a backend, and a plugin cannot extend a kernel plugin. */
+  const char* extends;
 } tsr_plugin;
 
 /* The entry point: returns a table with static storage duration, never NULL. */

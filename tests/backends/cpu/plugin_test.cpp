@@ -52,7 +52,7 @@ class CpuPlugin : public ::testing::Test {
   }
   // A tensor over `buffer` from offset 0.
   static tsr_tensor tensor(tsr_buffer buffer, tsr_dtype dtype, std::vector<int64_t> shape) {
-    tsr_tensor t{buffer, 0, dtype, static_cast<int32_t>(shape.size()), {1, 1, 1, 1}};
+    tsr_tensor t{buffer, 0, dtype, static_cast<int32_t>(shape.size()), {1, 1, 1, 1}, nullptr};
     for (size_t i = 0; i < shape.size(); ++i) t.shape[i] = shape[i];
     return t;
   }

@@ -9,6 +9,7 @@
 namespace tessera {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::ThrowsMessage;
 using ::testing::HasSubstr;
 
@@ -86,6 +87,78 @@ TEST(BlockAllocator, IdOutOfRangeThrows) {
 TEST(BlockAllocator, NegativeBlockCountThrows) {
   EXPECT_THAT([] { BlockAllocator allocator(-1); },
               ThrowsMessage<Error>(HasSubstr("n_blocks -1 out of range")));
+}
+
+TEST(BlockAllocator, CachedBlockWaitsInsteadOfBecomingPlainlyFree) {
+  BlockAllocator allocator(3);
+  int32_t id = *allocator.allocate();
+  allocator.mark_cached(id);
+  allocator.release(id);
+  EXPECT_EQ(allocator.ref_count(id), 0);
+  EXPECT_TRUE(allocator.is_cached(id));
+  EXPECT_EQ(allocator.n_cached_free(), 1);
+  EXPECT_EQ(allocator.n_free(), 3);  // cached free blocks can still be taken
+  EXPECT_EQ(allocator.n_used(), 0);
+}
+
+TEST(BlockAllocator, PlainFreeBlocksAreHandedOutBeforeCachedOnes) {
+  BlockAllocator allocator(2);
+  int32_t cached = *allocator.allocate();
+  allocator.mark_cached(cached);
+  allocator.release(cached);
+  EXPECT_EQ(allocator.allocate(), 1);
+  EXPECT_TRUE(allocator.is_cached(cached));
+}
+
+TEST(BlockAllocator, EvictsTheLeastRecentlyFreedCachedBlockAndReportsIt) {
+  BlockAllocator allocator(3);
+  std::vector<int32_t> evicted;
+  allocator.set_eviction_handler([&](int32_t id) { evicted.push_back(id); });
+  for (int i = 0; i < 3; ++i) allocator.mark_cached(*allocator.allocate());
+  allocator.release(2);
+  allocator.release(0);
+  allocator.release(1);
+  EXPECT_EQ(allocator.allocate(), 2);
+  EXPECT_EQ(allocator.allocate(), 0);
+  EXPECT_THAT(evicted, ElementsAre(2, 0));
+  EXPECT_FALSE(allocator.is_cached(2));
+  EXPECT_TRUE(allocator.is_cached(1));
+  EXPECT_EQ(allocator.n_cached_free(), 1);
+}
+
+TEST(BlockAllocator, ReviveTakesACachedFreeBlockBackOutOfTheQueue) {
+  BlockAllocator allocator(2);
+  std::vector<int32_t> evicted;
+  allocator.set_eviction_handler([&](int32_t id) { evicted.push_back(id); });
+  allocator.mark_cached(*allocator.allocate());
+  allocator.mark_cached(*allocator.allocate());
+  allocator.release(0);
+  allocator.release(1);
+  allocator.revive(0);
+  EXPECT_EQ(allocator.ref_count(0), 1);
+  EXPECT_EQ(allocator.n_cached_free(), 1);
+  EXPECT_EQ(allocator.allocate(), 1);  // 0 is in use again, so 1 is the one evicted
+  EXPECT_THAT(evicted, ElementsAre(1));
+  EXPECT_EQ(allocator.allocate(), std::nullopt);
+  allocator.release(0);  // still cached: it waits again
+  EXPECT_EQ(allocator.n_cached_free(), 1);
+}
+
+TEST(BlockAllocator, ReviveOfABlockInUseOrNotCachedThrows) {
+  BlockAllocator allocator(2);
+  int32_t id = *allocator.allocate();
+  allocator.mark_cached(id);
+  EXPECT_THAT([&] { allocator.revive(id); },
+              ThrowsMessage<Error>("BlockAllocator: revive of block 0, which is in use (retain it instead)"));
+  EXPECT_THAT([&] { allocator.revive(1); },
+              ThrowsMessage<Error>("BlockAllocator: revive of block 1, which is not cached"));
+}
+
+TEST(BlockAllocator, MarkCachedOfAFreeBlockThrows) {
+  BlockAllocator allocator(2);
+  EXPECT_THAT([&] { allocator.mark_cached(1); },
+              ThrowsMessage<Error>(
+                  "BlockAllocator: mark_cached of block 1, which is free (only a block in use holds contents)"));
 }
 
 }  // namespace

@@ -170,5 +170,73 @@ TEST(BlockTable, HugeAppendFailsWithoutChange) {
   EXPECT_EQ(allocator.n_used(), 1);
 }
 
+TEST(BlockTable, AppendFullBlockAdoptsABlockOfComputedTokens) {
+  BlockAllocator allocator(4);
+  int32_t shared = *allocator.allocate();
+  BlockTable table(4);
+  allocator.retain(shared);
+  table.append_full_block(shared);
+  EXPECT_EQ(table.n_tokens(), 4);
+  std::vector<int32_t> slots = append(table, 1, allocator);
+  EXPECT_THAT(table.blocks(), ElementsAre(0, 1));
+  EXPECT_THAT(slots, ElementsAre(4));
+  EXPECT_EQ(allocator.ref_count(shared), 2);
+  table.release(allocator);
+  allocator.release(shared);
+  EXPECT_EQ(allocator.n_free(), 4);
+}
+
+TEST(BlockTable, AppendFullBlockInsideABlockThrows) {
+  BlockAllocator allocator(4);
+  BlockTable table(4);
+  append(table, 3, allocator);
+  EXPECT_THAT([&] { table.append_full_block(1); },
+              ThrowsMessage<Error>("BlockTable: cannot append a full block after 3 tokens, which end "
+                                   "inside a block of 4"));
+}
+
+TEST(BlockTable, ReleaseBeforeGivesBackWholeBlocksOnly) {
+  BlockAllocator allocator(4);
+  BlockTable table(4);
+  append(table, 11, allocator);  // blocks 0, 1, 2
+  EXPECT_EQ(table.release_before(7, allocator), 1);  // block 0 ends at 4 <= 7; block 1 holds 7
+  EXPECT_THAT(table.blocks(), ElementsAre(BlockTable::kReleasedBlock, 1, 2));
+  EXPECT_EQ(table.release_before(8, allocator), 1);
+  EXPECT_EQ(table.release_before(8, allocator), 0);  // already released
+  EXPECT_THAT(table.blocks(), ElementsAre(BlockTable::kReleasedBlock, BlockTable::kReleasedBlock, 2));
+  EXPECT_EQ(allocator.n_used(), 1);
+  EXPECT_EQ(table.n_tokens(), 11);
+  EXPECT_EQ(table.slot_of(8), 8);
+  EXPECT_THAT([&] { table.slot_of(3); },
+              ThrowsMessage<Error>("BlockTable: position 3 lies in a block released behind the sliding window"));
+  table.release(allocator);
+  EXPECT_EQ(allocator.n_free(), 4);
+}
+
+TEST(BlockTable, ForkSkipsReleasedBlocks) {
+  BlockAllocator allocator(4);
+  BlockTable parent(4);
+  append(parent, 6, allocator);
+  parent.release_before(4, allocator);
+  BlockTable child = parent.fork(allocator);
+  EXPECT_THAT(child.blocks(), ElementsAre(BlockTable::kReleasedBlock, 1));
+  EXPECT_EQ(allocator.ref_count(1), 2);
+  parent.release(allocator);
+  child.release(allocator);
+  EXPECT_EQ(allocator.n_free(), 4);
+}
+
+TEST(BlockTable, ReleaseNewestFirstQueuesCachedBlocksTailFirst) {
+  BlockAllocator allocator(3);
+  std::vector<int32_t> evicted;
+  allocator.set_eviction_handler([&](int32_t id) { evicted.push_back(id); });
+  BlockTable table(2);
+  append(table, 6, allocator);  // blocks 0, 1, 2
+  for (int32_t id : table.blocks()) allocator.mark_cached(id);
+  table.release_newest_first(allocator);
+  for (int i = 0; i < 3; ++i) allocator.allocate();
+  EXPECT_THAT(evicted, ElementsAre(2, 1, 0));  // the prompt's head survives longest
+}
+
 }  // namespace
 }  // namespace tessera

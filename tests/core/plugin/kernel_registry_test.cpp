@@ -95,7 +95,7 @@ TEST(KernelRegistry, KeepsItsPluginsLoaded) {
 
 tsr_tensor f32_tensor(const DeviceBuffer& buffer, int64_t n) {
   return tsr_tensor{.buffer = buffer.handle(), .offset = 0, .dtype = TSR_DTYPE_F32, .ndim = 1,
-                    .shape = {n, 1, 1, 1}};
+                    .shape = {n, 1, 1, 1}, .host_data = buffer.host_ptr()};
 }
 
 TEST(KernelRegistry, ChosenKernelComputesOnTheDevice) {

@@ -1,0 +1,117 @@
+// The serving engine: many requests on one model placement at once. It owns the
+// executor, the paged KV cache sized by a memory budget, and the continuous-batching
+// scheduler; each step() runs one batched graph step and streams tokens back.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/engine/backend.h"
+#include "core/engine/kv_budget.h"
+#include "core/engine/model.h"
+#include "core/engine/request.h"
+#include "core/engine/scheduler.h"
+#include "core/exec/graph_executor.h"
+#include "core/kv/kv_cache.h"
+
+namespace tessera {
+
+struct EngineOptions {
+  int32_t kv_block = 16;               // tokens per KV block [--kv-block]
+  KvBudget kv_budget;                  // [--kv-mem]; default: max_batch full contexts
+  int32_t max_batch = 64;              // sequences in the cache at once [--max-batch]
+  int32_t max_tokens_per_step = 512;   // tokens per step, prefill chunks included [--max-tokens-per-step]
+  int64_t n_ctx = 0;                   // longest sequence; 0 = the model's n_ctx (2048 if it has none)
+  bool prefix_caching = true;          // reuse the KV blocks of equal prompt heads [--no-prefix-cache]
+};
+
+struct EngineStats {
+  int64_t steps = 0;
+  int64_t tokens_computed = 0;    // tokens run through the model (recomputation included)
+  int64_t tokens_generated = 0;
+  int64_t requests_finished = 0;
+  int64_t preemptions = 0;
+  double mean_batch_sequences = 0;  // per step
+  double mean_batch_tokens = 0;     // per step
+  double mean_waste_fraction = 0;   // reserved KV rows holding no token, averaged over steps
+  double max_waste_fraction = 0;
+  KvCacheStats kv;                  // the cache now (blocks, hit rate, ...)
+};
+
+class Engine {
+ public:
+  // `model` and `backend` must outlive the engine. Throws tessera::Error for bad
+  // options or a budget that holds no block. Destroying the engine drops the
+  // requests in flight without final events.
+  Engine(const Model& model, const Backend& backend, EngineOptions options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Queues a request; thread-safe. Tokenizes a text prompt and checks the request
+  // here, throwing tessera::Error for an empty prompt, a token outside the
+  // vocabulary, absurd sampling values, a prompt longer than the context, or a
+  // request that could outgrow the whole KV budget (it could never finish).
+  RequestId submit(Request request);
+  // Ends a request at the next step with FinishReason::Cancelled (its final event
+  // says so); thread-safe. Unknown or finished ids are ignored.
+  void cancel(RequestId id);
+
+  // Runs one batched graph step (the thread calling it runs every step and every
+  // callback). Returns false when there was nothing to do. A kernel failure throws
+  // tessera::Error and leaves the requests of that step unusable: drop the engine.
+  bool step();
+  // Steps until no request is queued or running.
+  void run_until_idle();
+  // Something is queued, waiting or running; thread-safe.
+  bool has_work() const;
+
+  // Counters; call from the stepping thread.
+  EngineStats stats() const;
+  // Starts the counters afresh (after a warm-up, say); the cache keeps its contents.
+  void reset_stats();
+  const KvCacheBook& kv_cache() const { return *book_; }
+  const GraphExecutor& executor() const { return *executor_; }
+  int64_t n_ctx() const { return n_ctx_; }
+  const EngineOptions& options() const { return options_; }
+
+ private:
+  struct Live;
+  using Clock = std::chrono::steady_clock;
+
+  void drain_inbox();
+  void run_plan(const StepPlan& plan);
+  void on_logits(Live& live, const float* logits);
+  void emit_token(Live& live, int32_t token);
+  void finish(Live& live, FinishReason reason);
+  void check_fits(const Request& request, RequestId id) const;
+  void record_step(const StepPlan& plan);
+
+  const Model& model_;
+  EngineOptions options_;
+  int64_t n_ctx_;
+  int64_t n_vocab_;
+  std::unique_ptr<KvCacheBook> book_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<GraphExecutor> executor_;
+  std::map<RequestId, std::unique_ptr<Live>> live_;
+
+  mutable std::mutex inbox_mutex_;  // guards the four below
+  std::vector<std::unique_ptr<Live>> submitted_;
+  std::vector<RequestId> cancelled_;
+  RequestId next_id_ = 0;
+  int64_t in_flight_ = 0;  // submitted and not finished
+
+  StepBatch batch_;
+  std::vector<float> logits_;
+  std::vector<int> logits_chunk_;
+  EngineStats totals_;
+  double waste_sum_ = 0;
+  double batch_sequences_sum_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,12 @@
+// The plugin kit in one include: what a backend or kernel plugin needs besides the C
+// ABI (plugin_abi.h) to check its arguments and keep exceptions inside.
+#pragma once
+
+#include <tessera/plugin_abi.h>
+
+#include <tessera/kit/call_args.h>
+#include <tessera/kit/guard.h>
+#include <tessera/kit/kernel_error.h>
+#include <tessera/kit/last_error.h>
+#include <tessera/kit/tensor_check.h>
+#include <tessera/kit/tensor_info.h>
