@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/tensor/dtype.h"
+#include "core/util/format_bytes.h"
 
 namespace tessera::dsl {
 
@@ -58,18 +59,7 @@ std::string grouped(int64_t v) {
   return v < 0 ? "-" + out : out;
 }
 
-std::string bytes(int64_t n) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-  return buf;
-}
+std::string bytes(int64_t n) { return format_bytes(static_cast<double>(n), 2); }
 
 std::string op_list(const std::map<OpKind, int>& counts) {
   std::string s;

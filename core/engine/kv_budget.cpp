@@ -90,16 +90,4 @@ int64_t resolve_kv_blocks(const KvBudget& budget, const KvBudgetContext& c) {
   throw Error("unknown KV budget kind");
 }
 
-std::string format_bytes(double bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  char text[48];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
-  return text;
-}
-
 }  // namespace tessera

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/util/format_bytes.h"
+
 namespace tessera {
 
 struct KvBudget {
@@ -37,8 +39,5 @@ struct KvBudgetContext {
 // fraction is asked of a device whose memory is unknown, or when the budget does not
 // hold a single block (saying how many bytes one block takes).
 int64_t resolve_kv_blocks(const KvBudget& budget, const KvBudgetContext& context);
-
-// "512 B", "1.0 MiB", "7.5 GiB".
-std::string format_bytes(double bytes);
 
 }  // namespace tessera

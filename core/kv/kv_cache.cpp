@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/util/error.h"
+#include "core/util/format_bytes.h"
 
 namespace tessera {
 
@@ -14,19 +15,6 @@ namespace {
 
 // Slots are int32 rows of [n_blocks * block_size] cache tensors.
 constexpr int64_t kMaxSlots = int64_t{std::numeric_limits<int32_t>::max()} + 1;
-
-// "512 B", "1.0 MiB", "7.5 GiB".
-std::string format_bytes(double bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  char text[48];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
-  return text;
-}
 
 // Checked before the allocator is built, so that its own range error never fires first.
 const KvCacheConfig& checked(const KvCacheConfig& config) {

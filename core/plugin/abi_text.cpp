@@ -17,19 +17,4 @@ std::string status_text(tsr_status status) {
   }
 }
 
-std::string format_bytes(uint64_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  static constexpr std::array<const char*, 5> kUnits = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes) / 1024.0;
-  size_t unit = 0;
-  // Stop below 1023.95 so the rounded figure never prints as "1024.0 KiB".
-  while (value >= 1023.95 && unit + 1 < kUnits.size()) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
-  return text;
-}
-
 }  // namespace tessera

@@ -1,5 +1,5 @@
-// Human-readable text for values of the plugin ABI and for byte counts, shared by
-// the host's error messages and the `tessera backends` listing.
+// Human-readable text for values of the plugin ABI, shared by the host's error
+// messages and the `tessera backends` listing (byte counts: core/util/format_bytes.h).
 #pragma once
 
 #include <cstdint>
@@ -7,12 +7,11 @@
 
 #include <tessera/plugin_abi.h>
 
+#include "core/util/format_bytes.h"
+
 namespace tessera {
 
 // "invalid argument", "out of memory", ... ; "status 42" for codes the ABI does not define.
 std::string status_text(tsr_status status);
-
-// "512 B", "1.0 KiB", "2.1 GiB": binary units, one decimal above bytes.
-std::string format_bytes(uint64_t bytes);
 
 }  // namespace tessera

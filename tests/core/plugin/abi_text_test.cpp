@@ -16,22 +16,8 @@ TEST(StatusText, NamesEveryAbiStatus) {
 
 TEST(StatusText, UnknownCodeShowsItsNumber) { EXPECT_EQ(status_text(42), "status 42"); }
 
-TEST(FormatBytes, BelowOneKibIsPlainBytes) {
-  EXPECT_EQ(format_bytes(0), "0 B");
-  EXPECT_EQ(format_bytes(1023), "1023 B");
-}
 
-TEST(FormatBytes, UsesBinaryUnitsWithOneDecimal) {
-  EXPECT_EQ(format_bytes(1024), "1.0 KiB");
-  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
-  EXPECT_EQ(format_bytes(1u << 20), "1.0 MiB");
-  EXPECT_EQ(format_bytes(2254857830ull), "2.1 GiB");
-  EXPECT_EQ(format_bytes(3ull << 40), "3.0 TiB");
-}
 
-TEST(FormatBytes, RoundsUpToTheNextUnitRatherThanPrinting1024) {
-  EXPECT_EQ(format_bytes((1u << 20) - 1), "1.0 MiB");
-}
 
 }  // namespace
 }  // namespace tessera
