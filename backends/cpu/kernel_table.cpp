@@ -53,8 +53,10 @@ constexpr std::array kSpecs = {
     reference_only<TSR_OP_ROPE, rope_ref>(TSR_DTYPE_F32, "cpu.rope.f32"),
     reference_only<TSR_OP_KV_WRITE, kv_write_ref>(TSR_DTYPE_F32, "cpu.kv_write.f32"),
     reference_only<TSR_OP_KV_WRITE, kv_write_ref>(TSR_DTYPE_F16, "cpu.kv_write.f16"),
+    reference_only<TSR_OP_KV_WRITE, kv_write_ref>(TSR_DTYPE_Q8_0, "cpu.kv_write.q8_0"),
     optimised<TSR_OP_ATTENTION, attention_ref, attention_fast>(TSR_DTYPE_F32, "cpu.attention.f32"),
     optimised<TSR_OP_ATTENTION, attention_ref, attention_fast>(TSR_DTYPE_F16, "cpu.attention.f16"),
+    optimised<TSR_OP_ATTENTION, attention_ref, attention_fast>(TSR_DTYPE_Q8_0, "cpu.attention.q8_0"),
     reference_only<TSR_OP_SCALE, scale_ref>(TSR_DTYPE_F32, "cpu.scale.f32"),
 };
 

@@ -19,17 +19,14 @@ int run_check(const Args& args) {
   t.text("-m, --model", "FILE", "weights file to resolve metadata and check tensor shapes against", &weights)
       .text("--tokenizer", "FILE", "llama2.c tokenizer file, with a llama2.c checkpoint", &tokenizer)
       .texts("--set", "NAME=VALUE", "override a hyper-parameter", &sets)
-      .text("--kv-dtype", "TYPE", "KV cache element type for the summary: f32 or f16", &kv_dtype);
+      .text("--kv-dtype", "TYPE", "KV cache element type for the summary: f32, f16 or int8", &kv_dtype);
   const auto positional = t.parse(args);
   if (t.help_requested()) {
     std::printf("%s", t.help_text().c_str());
     return 0;
   }
   if (positional.size() != 1) throw UsageError{"expects exactly one model definition file (see --help)"};
-  DType kv;
-  if (!dtype_from_name(kv_dtype, &kv) || (kv != DType::F32 && kv != DType::F16)) {
-    throw UsageError{"--kv-dtype must be f32 or f16, got '" + kv_dtype + "'"};
-  }
+  const DType kv = parse_kv_dtype(kv_dtype);
 
   std::unique_ptr<WeightFile> file;
   if (!weights.empty()) file = open_weight_file(weights, tokenizer);

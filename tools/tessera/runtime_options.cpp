@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/graph/graph.h"
+#include "core/tensor/dtype.h"
 #include "core/util/error.h"
 
 namespace tessera::cli {
@@ -21,7 +23,9 @@ void RuntimeOptions::add_to(OptionTable& t) {
       .integer("-c, --ctx", "N", "context length of each sequence; 0 = the model's", &ctx, 0,
                int64_t{1} << 24)
       .integer("--kv-block", "N", "tokens per KV cache block", &kv_block, 1, 4096)
-      .text("--kv-dtype", "TYPE", "KV cache element type: f32 or f16", &kv_dtype);
+      .text("--kv-dtype", "TYPE",
+            "KV cache element type: f32, f16 or int8 (= q8_0: blocks of 32 int8 with an f16 scale)",
+            &kv_dtype);
 }
 
 SessionOptions RuntimeOptions::session_options() const {
@@ -43,6 +47,15 @@ std::map<std::string, std::string> parse_overrides(const std::vector<std::string
   return out;
 }
 
+DType parse_kv_dtype(const std::string& name) {
+  if (name == "int8" || name == "q8_0") return DType::Q8_0;
+  DType t;
+  if (!dtype_from_name(name, &t) || (t != DType::F32 && t != DType::F16)) {
+    throw UsageError{"--kv-dtype must be f32, f16 or int8, got '" + name + "'"};
+  }
+  return t;
+}
+
 namespace {
 
 std::vector<std::string> model_dirs() {
@@ -58,14 +71,24 @@ std::vector<std::string> model_dirs() {
   return dirs;
 }
 
+
+// A q8_0 cache row is whole blocks of 32: refuse a model whose rows are not.
+void check_kv_rows(const Model& model, const RuntimeOptions& o) {
+  if (model.compiled().kv_dtype != DType::Q8_0) return;
+  for (const GraphTensor& t : model.compiled().graph.tensors()) {
+    if (t.role == TensorRole::Cache && t.shape.back() % kQ8BlockElems != 0) {
+      throw Error(o.model + ": --kv-dtype " + o.kv_dtype + " needs n_kv_heads * head_dim to be a multiple of " +
+                  std::to_string(kQ8BlockElems) + ", but cache '" + t.name + "' has rows of " +
+                  std::to_string(t.shape.back()) + "; use --kv-dtype f16");
+    }
+  }
+}
+
 }  // namespace
 
 Runtime load_runtime(const RuntimeOptions& o) {
   if (o.model.empty()) throw UsageError{"no model given: pass -m FILE (see --help)"};
-  DType kv_dtype;
-  if (!dtype_from_name(o.kv_dtype, &kv_dtype) || (kv_dtype != DType::F32 && kv_dtype != DType::F16)) {
-    throw UsageError{"--kv-dtype must be f32 or f16, got '" + o.kv_dtype + "'"};
-  }
+  const DType kv_dtype = parse_kv_dtype(o.kv_dtype);
   const auto t0 = std::chrono::steady_clock::now();
   Runtime rt;
   rt.host = std::make_unique<PluginHost>(PluginHost::default_search_dirs(o.plugin_dir));
@@ -79,6 +102,7 @@ Runtime load_runtime(const RuntimeOptions& o) {
   spec.overrides = parse_overrides(o.sets);
   spec.kv_dtype = kv_dtype;
   rt.model = Model::load(spec);
+  check_kv_rows(*rt.model, o);
   rt.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   const auto& info = rt.backend.device->info();

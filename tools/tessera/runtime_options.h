@@ -40,6 +40,8 @@ struct Runtime {
 
 // Parses "--set name=value" entries; throws UsageError on a malformed one.
 std::map<std::string, std::string> parse_overrides(const std::vector<std::string>& sets);
+// The KV cache dtype --kv-dtype names: f32, f16, or int8 (= q8_0 blocks); UsageError otherwise.
+DType parse_kv_dtype(const std::string& name);
 // Loads the plugins, opens the backend and loads the model; logs one line to stderr.
 Runtime load_runtime(const RuntimeOptions& options);
 

@@ -29,9 +29,13 @@ void check_params(const tsr_attention_params& p) {
 
 void check_cache(const TensorView& c, const char* role, const tsr_attention_params& p,
                  int64_t kv_width) {
-  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16) {
+  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16 && c.dtype != TSR_DTYPE_Q8_0) {
     fail(kOp, std::string(role) + " is " + std::string(dtype_label(c.dtype)) +
-                  ", expected f32 or f16");
+                  ", expected f32, f16 or q8_0");
+  }
+  if (c.dtype == TSR_DTYPE_Q8_0 && kv_width % kQ8BlockElems != 0) {
+    fail(kOp, std::string(role) + " is q8_0 but n_kv_heads * head_dim = " + std::to_string(kv_width) +
+                  " is not a multiple of " + std::to_string(kQ8BlockElems));
   }
   if (c.ndim != 3 || c.shape[1] != p.block_size || c.shape[2] != kv_width) {
     fail(kOp, std::string(role) + " has shape " + shape_label(c) + ", expected [n_blocks, " +
@@ -66,9 +70,14 @@ void check_token_blocks(const AttentionArgs& a, int64_t t) {
   }
 }
 
-// Element d of a cache row, as f32.
+// Element d of a cache row, as f32. A q8_0 row is kv_width / 32 blocks; a head may start
+// inside a block (head_dim 8: four heads share one scale).
 float cache_elem(const TensorView& cache, int64_t row, int64_t d) {
   if (cache.dtype == TSR_DTYPE_F16) return f16_to_f32(cache.row<const uint16_t>(row)[d]);
+  if (cache.dtype == TSR_DTYPE_Q8_0) {
+    const BlockQ8_0& block = cache.row<const BlockQ8_0>(row)[d / kQ8BlockElems];
+    return f16_to_f32(block.d) * static_cast<float>(block.q[d % kQ8BlockElems]);
+  }
   return cache.row<const float>(row)[d];
 }
 

@@ -1,5 +1,6 @@
 // ATTENTION over the paged KV cache: q [T, n_heads * head_dim] f32; k_cache, v_cache
-// [n_blocks, block_size, n_kv_heads * head_dim] (f32 or f16, the key dtype); pos, seq
+// [n_blocks, block_size, n_kv_heads * head_dim] (f32, f16 or q8_0: the key dtype; a q8_0
+// row is kv_width / 32 blocks, dequantised while scoring); pos, seq
 // i32 [T]; block_tables i32 [n_seqs, max_blocks_per_seq]; out [T, n_heads * head_dim].
 #pragma once
 

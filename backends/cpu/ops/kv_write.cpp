@@ -1,11 +1,34 @@
 // KV_WRITE reference kernel.
 #include "backends/cpu/ops/kv_write.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
 #include "core/tensor/dtype.h"
 
 namespace tessera::cpu {
 namespace {
 constexpr const char* kOp = "kv_write";
+}
+
+void quantize_kv_row_q8_0(const float* x, std::byte* dst, int64_t n) {
+  for (int64_t b = 0; b < n / kQ8BlockElems; ++b) {
+    const float* xb = x + b * kQ8BlockElems;
+    std::byte* block = dst + b * static_cast<int64_t>(sizeof(BlockQ8_0));
+    float amax = 0.0f;
+    for (int j = 0; j < kQ8BlockElems; ++j) amax = std::fmax(amax, std::fabs(xb[j]));
+    const uint16_t d_bits = f32_to_f16(amax / 127.0f);
+    // Quantise with the scale as stored: rounding it to f16 must not add to the error.
+    const float d = f16_to_f32(d_bits);
+    const float inv = d > 0.0f ? 1.0f / d : 0.0f;
+    std::memcpy(block, &d_bits, sizeof d_bits);
+    for (int j = 0; j < kQ8BlockElems; ++j) {
+      // d' may be just below max|x| / 127: clamp so max|x| still fits in int8.
+      const long q = std::clamp(std::lround(xb[j] * inv), -127L, 127L);
+      block[sizeof d_bits + static_cast<size_t>(j)] = static_cast<std::byte>(static_cast<int8_t>(q));
+    }
+  }
 }
 
 void kv_write_ref(CpuDevice&, const tsr_op_call& call) {
@@ -16,12 +39,16 @@ void kv_write_ref(CpuDevice&, const tsr_op_call& call) {
   const auto& p = params_of<tsr_kv_write_params>(call, kOp);
   expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
   expect_dtype(slot, TSR_DTYPE_I32, kOp, "slot");
-  if (cache.dtype != TSR_DTYPE_F32 && cache.dtype != TSR_DTYPE_F16) {
-    fail(kOp, "cache is " + std::string(dtype_label(cache.dtype)) + ", expected f32 or f16");
+  if (cache.dtype != TSR_DTYPE_F32 && cache.dtype != TSR_DTYPE_F16 && cache.dtype != TSR_DTYPE_Q8_0) {
+    fail(kOp, "cache is " + std::string(dtype_label(cache.dtype)) + ", expected f32, f16 or q8_0");
   }
   const int64_t width = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
   if (p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0) {
     fail(kOp, "n_kv_heads, head_dim and block_size must be positive");
+  }
+  if (cache.dtype == TSR_DTYPE_Q8_0 && width % kQ8BlockElems != 0) {
+    fail(kOp, "cache is q8_0 but n_kv_heads * head_dim = " + std::to_string(width) +
+                  " is not a multiple of " + std::to_string(kQ8BlockElems));
   }
   if (cache.ndim != 3 || cache.shape[1] != p.block_size || cache.shape[2] != width) {
     fail(kOp, "cache has shape " + shape_label(cache) + ", expected [n_blocks, " +
@@ -43,8 +70,12 @@ void kv_write_ref(CpuDevice&, const tsr_op_call& call) {
     }
   }
   for (int64_t t = 0; t < n_tokens; ++t) {
-    quantize_row(static_cast<DType>(cache.dtype), x.row<const float>(t),
-                 cache.as<std::byte>() + slots[t] * cache.row_bytes(), width);
+    std::byte* row = cache.as<std::byte>() + slots[t] * cache.row_bytes();
+    if (cache.dtype == TSR_DTYPE_Q8_0) {
+      quantize_kv_row_q8_0(x.row<const float>(t), row, width);
+    } else {
+      quantize_row(static_cast<DType>(cache.dtype), x.row<const float>(t), row, width);
+    }
   }
 }
 

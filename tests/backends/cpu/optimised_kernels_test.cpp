@@ -3,8 +3,9 @@
 //
 // Tolerance: max |optimised - reference| <= 1e-5 x max |reference| for every case. Both
 // sides see the same weights (the reference dequantises f16, bf16 and q8_0 exactly to
-// f32, and the optimised kernels do not quantise activations), so the only difference is
-// f32 versus double accumulation and summation order.
+// f32, and the optimised kernels do not quantise activations; a q8_0 KV cache is
+// dequantised alike by both attention kernels), so the only difference is f32 versus
+// double accumulation and summation order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -130,14 +131,22 @@ std::vector<OpCase> op_cases() {
       {"split_kv_mqa", {4, 1, 32, 16, 1, 700, 1}},
       {"split_kv_window", {4, 2, 16, 8, 1, 600, 1, 300}},
       {"split_kv_two_seqs", {2, 1, 16, 16, 2, 520, 1, 0, 20.0f}},
+      // Heads that share a q8_0 block (head_dim 8, as stories260K) or straddle two (48).
+      {"heads_share_blocks", {8, 4, 8, 16, 2, 45, 3}},
+      {"heads_straddle_blocks", {4, 2, 48, 8, 1, 60, 9}},
+      {"split_kv_heads_share_blocks", {8, 4, 8, 16, 1, 900, 1}},
   };
+  const std::pair<tsr_dtype, const char*> cache_dtypes[] = {
+      {TSR_DTYPE_F32, "f32_"}, {TSR_DTYPE_F16, "f16_"}, {TSR_DTYPE_Q8_0, "q8_0_"}};
   for (const auto& named : attention_shapes) {
     const char* label = named.first;
     const AttentionShape shape = named.second;
-    for (tsr_dtype dtype : {TSR_DTYPE_F32, TSR_DTYPE_F16}) {
-      cases.push_back({std::string("attention_") + (dtype == TSR_DTYPE_F32 ? "f32_" : "f16_") + label,
-                       TSR_OP_ATTENTION, attention_ref, attention_fast,
-                       [=] { return attention_inputs(dtype, shape); }});
+    for (const auto& [dtype, prefix] : cache_dtypes) {
+      // q8_0 cache rows are whole blocks of 32; the other shapes are covered by f32/f16.
+      if (dtype == TSR_DTYPE_Q8_0 && shape.n_kv_heads * shape.head_dim % 32 != 0) continue;
+      const tsr_dtype cache_dtype = dtype;  // a named copy: the lambda captures it
+      cases.push_back({std::string("attention_") + prefix + label, TSR_OP_ATTENTION, attention_ref,
+                       attention_fast, [=] { return attention_inputs(cache_dtype, shape); }});
     }
   }
   return cases;

@@ -113,7 +113,8 @@ TEST_F(CpuPlugin, RegistersEveryOpAndKeyDtypeAtPriorityZero) {
       {TSR_OP_SILU, TSR_DTYPE_F32},       {TSR_OP_GELU, TSR_DTYPE_F32},
       {TSR_OP_SWIGLU, TSR_DTYPE_F32},     {TSR_OP_ROPE, TSR_DTYPE_F32},
       {TSR_OP_KV_WRITE, TSR_DTYPE_F32},   {TSR_OP_KV_WRITE, TSR_DTYPE_F16},
-      {TSR_OP_ATTENTION, TSR_DTYPE_F32},  {TSR_OP_ATTENTION, TSR_DTYPE_F16},
+      {TSR_OP_KV_WRITE, TSR_DTYPE_Q8_0},  {TSR_OP_ATTENTION, TSR_DTYPE_F32},
+      {TSR_OP_ATTENTION, TSR_DTYPE_F16},  {TSR_OP_ATTENTION, TSR_DTYPE_Q8_0},
       {TSR_OP_SCALE, TSR_DTYPE_F32}};
   std::set<std::pair<int, int>> registered;
   for (int i = 0; i < plugin_->kernel_count; ++i) {
