@@ -48,7 +48,9 @@ TEST(VulkanPlugin, LoadsThroughTheHostWithStepsAndWithoutHostPointers) {
   EXPECT_EQ(t.buffer_wrap_host, nullptr);
 }
 
-TEST(VulkanPlugin, RegistersTheSameKernelsAsTheCpuPlugin) {
+// Every CPU kernel has a Vulkan twin except the int8 (Q8_0-block) KV cache, which
+// only the CPU backend has so far: that gap is listed here so a new one fails.
+TEST(VulkanPlugin, RegistersTheCpuKernelsButTheInt8KvCache) {
   const auto& s = session();
   ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
   const auto cpu = s.host.find("cpu");
@@ -58,8 +60,11 @@ TEST(VulkanPlugin, RegistersTheSameKernelsAsTheCpuPlugin) {
     for (const tsr_kernel_desc& d : p.kernels()) k.insert({d.op, d.dtype});
     return k;
   };
-  EXPECT_EQ(keys(*s.plugin), keys(*cpu));
-  EXPECT_EQ(s.plugin->kernels().size(), cpu->kernels().size());
+  auto expected = keys(*cpu);
+  expected.erase({TSR_OP_KV_WRITE, TSR_DTYPE_Q8_0});
+  expected.erase({TSR_OP_ATTENTION, TSR_DTYPE_Q8_0});
+  EXPECT_EQ(keys(*s.plugin), expected);
+  EXPECT_EQ(s.plugin->kernels().size(), expected.size());
 }
 
 class OpenDevice : public VulkanTest {
