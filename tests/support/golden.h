@@ -54,6 +54,15 @@ inline Golden load_golden() {
   return g;
 }
 
+// The tokens whose logits golden_logits.f32 holds: the prompt and every generated id
+// but the last (68 rows for 5 + 64 tokens).
+inline std::vector<int32_t> golden_logit_tokens() {
+  const Golden g = load_golden();
+  std::vector<int32_t> seq = g.prompt_ids;
+  seq.insert(seq.end(), g.generated_ids.begin(), g.generated_ids.end() - 1);
+  return seq;
+}
+
 // [rows, 512] float32 logits, row p after feeding token p of prompt_ids + generated_ids.
 inline std::vector<float> load_golden_logits() {
   std::ifstream in(testdata_path("stories260K/golden_logits.f32"), std::ios::binary);

@@ -24,10 +24,13 @@ struct LoadedModel {
   Backend backend = open_backend(host, "cpu", 2);
   std::unique_ptr<Model> model;
 
-  LoadedModel(const std::string& weights_path, const std::string& arch_path) {
+  LoadedModel(const std::string& weights_path, const std::string& arch_path, DType kv_dtype = DType::F32,
+              const std::string& tokenizer_path = "") {
     ModelSpec spec;
     spec.weights_path = weights_path;
+    spec.tokenizer_path = tokenizer_path;
     spec.arch_path = arch_path;
+    spec.kv_dtype = kv_dtype;
     model = Model::load(spec);
   }
 };

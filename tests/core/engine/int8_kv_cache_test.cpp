@@ -12,6 +12,7 @@
 #include "core/engine/model.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
+#include "engine_harness.h"
 #include "support/golden.h"
 #include "support/testdata.h"
 
@@ -20,27 +21,12 @@ namespace {
 
 constexpr int64_t kVocab = 512;
 
-struct Int8Fixture {
-  PluginHost host{std::vector<std::string>{plugin_dir()}};
-  Backend backend = open_backend(host, "cpu", 2);
-  std::unique_ptr<Model> model;
-
-  explicit Int8Fixture(DType kv_dtype) {
-    ModelSpec spec;
-    spec.weights_path = testdata_path("stories260K/stories260K.gguf");
-    spec.arch_path = source_path("models/llama.tsr");
-    spec.kv_dtype = kv_dtype;
-    model = Model::load(spec);
-  }
+struct Int8Fixture : LoadedModel {
+  explicit Int8Fixture(DType kv_dtype)
+      : LoadedModel(testdata_path("stories260K/stories260K.gguf"), source_path("models/llama.tsr"), kv_dtype) {}
 };
 
-// The prompt and all generated ids but the last: the 68 rows of golden_logits.f32.
-std::vector<int32_t> golden_sequence() {
-  const Golden g = load_golden();
-  std::vector<int32_t> seq = g.prompt_ids;
-  seq.insert(seq.end(), g.generated_ids.begin(), g.generated_ids.end() - 1);
-  return seq;
-}
+std::vector<int32_t> golden_sequence() { return golden_logit_tokens(); }
 
 // Largest |logit - golden| over every position, the sequence fed token by token
 // (decode: every step reads the quantised cache of all earlier tokens).

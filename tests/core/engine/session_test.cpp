@@ -9,6 +9,7 @@
 #include "core/engine/model.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
+#include "engine_harness.h"
 #include "support/golden.h"
 #include "support/testdata.h"
 
@@ -17,28 +18,13 @@ namespace {
 
 constexpr int64_t kVocab = 512;
 
-struct Fixture {
-  PluginHost host{std::vector<std::string>{plugin_dir()}};
-  Backend backend = open_backend(host, "cpu", 2);
-  std::unique_ptr<Model> model;
-
-  explicit Fixture(DType kv_dtype = DType::F32, const std::string& weights = "stories260K/stories260K.gguf") {
-    ModelSpec spec;
-    spec.weights_path = testdata_path(weights);
-    spec.arch_path = source_path("models/llama.tsr");
-    spec.kv_dtype = kv_dtype;
-    model = Model::load(spec);
-  }
+// stories260K from its GGUF (or another file of testdata) on the CPU backend.
+struct Fixture : LoadedModel {
+  explicit Fixture(DType kv_dtype = DType::F32, const std::string& weights = "stories260K/stories260K.gguf")
+      : LoadedModel(testdata_path(weights), source_path("models/llama.tsr"), kv_dtype) {}
 };
 
-// The tokens whose logits golden_logits.f32 holds: the prompt and all generated ids
-// but the last (68 rows for 5 + 64 tokens).
-std::vector<int32_t> golden_sequence() {
-  const Golden g = load_golden();
-  std::vector<int32_t> seq = g.prompt_ids;
-  seq.insert(seq.end(), g.generated_ids.begin(), g.generated_ids.end() - 1);
-  return seq;
-}
+std::vector<int32_t> golden_sequence() { return golden_logit_tokens(); }
 
 // Largest |a - b| over row `row` of the golden logits.
 float max_row_error(const float* ours, const std::vector<float>& golden, size_t row) {
@@ -114,14 +100,10 @@ TEST(Session, ContextOverflowIsRefused) {
 }
 
 TEST(Generate, GreedyContinuationFromLlama2cCheckpointIsTheGolden) {
-  PluginHost host{std::vector<std::string>{plugin_dir()}};
-  Backend backend = open_backend(host, "cpu", 2);
-  ModelSpec spec;
-  spec.weights_path = testdata_path("stories260K/stories260K.bin");
-  spec.tokenizer_path = testdata_path("stories260K/tok512.bin");
-  spec.arch_path = source_path("models/llama.tsr");
-  const auto model = Model::load(spec);
-  Session s(*model, backend, SessionOptions{.kv_block = 16, .n_ctx = 128});
+  const LoadedModel loaded(testdata_path("stories260K/stories260K.bin"), source_path("models/llama.tsr"), DType::F32,
+                           testdata_path("stories260K/tok512.bin"));
+  const auto& model = loaded.model;
+  Session s(*model, loaded.backend, SessionOptions{.kv_block = 16, .n_ctx = 128});
   GenerateOptions opts;
   opts.n_predict = 64;
   opts.sampling.temperature = 0;
