@@ -20,10 +20,9 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length) {
       s.n_params += elements;
       s.n_weight_tensors += 1;
       s.weight_bytes += elements / t.shape.back() * dtype_row_bytes(t.dtype, t.shape.back());
-    } else if (t.role == TensorRole::Cache) {
-      s.kv_bytes_per_token += dtype_row_bytes(t.dtype, t.shape.back());
     }
   }
+  s.kv_bytes_per_token = static_cast<int64_t>(g.kv_bytes_per_token());
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const GraphNode& n = g.nodes()[i];
     s.op_counts[n.op] += 1;

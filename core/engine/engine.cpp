@@ -19,15 +19,6 @@ double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_c
 
 int64_t blocks_for(int64_t tokens, int64_t block_size) { return (tokens + block_size - 1) / block_size; }
 
-// One row of every K and V cache tensor: the bytes a token takes over all layers.
-uint64_t kv_bytes_per_token(const Graph& g) {
-  uint64_t bytes = 0;
-  for (const GraphTensor& t : g.tensors()) {
-    if (t.role == TensorRole::Cache) bytes += static_cast<uint64_t>(dtype_row_bytes(t.dtype, t.shape.back()));
-  }
-  return bytes;
-}
-
 // The window blocks can be released behind: the widest window when every attention
 // has one, 0 when any layer attends to the whole sequence.
 int32_t release_window(const Graph& g) {
@@ -90,7 +81,7 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
   const Graph& graph = model.compiled().graph;
   KvBudgetContext budget;
   budget.block_size = options_.kv_block;
-  budget.bytes_per_token = kv_bytes_per_token(graph);
+  budget.bytes_per_token = graph.kv_bytes_per_token();
   budget.device_memory_bytes = backend.device->info().memory_bytes;
   budget.weight_bytes = weight_bytes(graph, model.weights());
   budget.default_tokens = static_cast<int64_t>(options_.max_batch) * n_ctx_;
@@ -151,7 +142,7 @@ void Engine::check_fits(const Request& r, RequestId id) const {
                 std::to_string(r.max_tokens) + " new) but the whole budget holds " +
                 std::to_string(c.n_blocks * c.block_size) + " tokens (" + std::to_string(c.n_blocks) +
                 " blocks of " + std::to_string(c.block_size) + ", " +
-                format_bytes(static_cast<double>(c.n_blocks * c.block_size) * static_cast<double>(c.bytes_per_token)) +
+                format_bytes(c.budget_bytes()) +
                 "); raise --kv-mem or ask for fewer tokens");
   }
 }
@@ -231,8 +222,7 @@ void Engine::on_logits(Live& l, const float* logits) {
     l.result.ttft_ms = ms_between(l.submitted, Clock::now());
   }
   const SpmTokenizer& tokenizer = model_.tokenizer();
-  const bool end_of_text = token == tokenizer.eos() || token == tokenizer.bos();
-  if (end_of_text && !l.request.stop.ignore_eos) return finish(l, FinishReason::Eos);
+  if (tokenizer.ends_text(token) && !l.request.stop.ignore_eos) return finish(l, FinishReason::Eos);
   const auto& stops = l.request.stop.stop_token_ids;
   if (std::find(stops.begin(), stops.end(), token) != stops.end()) return finish(l, FinishReason::StopToken);
 

@@ -42,8 +42,7 @@ GenerateResult generate(Session& session, const SpmTokenizer& tokenizer, const s
   const auto t_decode = std::chrono::steady_clock::now();
   for (int32_t i = 0; i < options.n_predict; ++i) {
     const int32_t token = sampler.sample(std::span<const float>(*logits), history);
-    const bool end_of_text = token == tokenizer.eos() || token == tokenizer.bos();
-    if (end_of_text && !options.ignore_eos) {
+    if (tokenizer.ends_text(token) && !options.ignore_eos) {
       result.stop_reason = "eos";
       break;
     }

@@ -21,4 +21,12 @@ int Graph::step_input(StepInput what) const {
   return -1;
 }
 
+uint64_t Graph::kv_bytes_per_token() const {
+  uint64_t bytes = 0;
+  for (const GraphTensor& t : tensors_) {
+    if (t.role == TensorRole::Cache) bytes += static_cast<uint64_t>(dtype_row_bytes(t.dtype, t.shape.back()));
+  }
+  return bytes;
+}
+
 }  // namespace tessera

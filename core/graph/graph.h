@@ -75,6 +75,10 @@ class Graph {
   // Id of the StepInput tensor fed with `what`, or -1 if the graph does not use it.
   int step_input(StepInput what) const;
 
+  // Bytes one token takes in the KV cache: one row of every Cache tensor (over all
+  // layers, K and V), in the cache's dtype.
+  uint64_t kv_bytes_per_token() const;
+
  private:
   std::vector<GraphTensor> tensors_;
   std::vector<GraphNode> nodes_;

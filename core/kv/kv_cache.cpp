@@ -282,9 +282,7 @@ void KvCacheBook::throw_cache_full(SeqId seq, int64_t blocks_needed) const {
                         std::to_string(allocator_.n_free()) + " of " +
                         std::to_string(allocator_.n_blocks()) + " are free";
   if (config_.bytes_per_token > 0) {
-    double budget = static_cast<double>(config_.bytes_per_token) *
-                    static_cast<double>(config_.n_blocks * config_.block_size);
-    message += " (budget " + format_bytes(budget) + ")";
+    message += " (budget " + format_bytes(config_.budget_bytes()) + ")";
   }
   throw Error(message);
 }

@@ -30,6 +30,11 @@ struct KvCacheConfig {
   // > 0: every attention layer reads only the last `window` positions, so blocks
   // behind them are given back as the sequence grows. 0: none (full attention).
   int32_t window = 0;
+
+  // Bytes of K/V the blocks hold (0 when bytes_per_token is unknown).
+  double budget_bytes() const {
+    return static_cast<double>(bytes_per_token) * static_cast<double>(n_blocks * block_size);
+  }
 };
 
 // Blocks of `block_size` tokens that fit in `budget_bytes`, rounded down, where a

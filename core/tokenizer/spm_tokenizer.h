@@ -49,6 +49,8 @@ class SpmTokenizer {
   bool add_bos() const { return vocab_.add_bos; }
   // True for control tokens (BOS, EOS, ...); false for other tokens and ids out of range.
   bool is_control(int32_t id) const;
+  // Generation stops here: EOS, or a BOS (it starts a new document, as in llama2.c models).
+  bool ends_text(int32_t id) const { return id == vocab_.eos_id || id == vocab_.bos_id; }
   // The stored text of a token, for debugging ("▁Hello", "<0x0A>"); throws if out of range.
   const std::string& token_text(int32_t id) const;
   // The id of the token whose stored text is exactly `text`, or -1.

@@ -179,8 +179,7 @@ void print_serving(const BenchFlags& f, const Runtime& rt, const Engine& engine,
               static_cast<long long>(r.stats.preemptions));
   std::printf("KV cache     %lld blocks of %d tokens (%s), waste mean %.2f%% max %.2f%%, prefix cache hits %.1f%%\n",
               static_cast<long long>(kv.n_blocks), kv.block_size,
-              format_bytes(static_cast<double>(kv.n_blocks * kv.block_size) * static_cast<double>(kv.bytes_per_token))
-                  .c_str(),
+              format_bytes(kv.budget_bytes()).c_str(),
               100.0 * r.stats.mean_waste_fraction, 100.0 * r.stats.max_waste_fraction,
               100.0 * r.stats.kv.prefix_hit_rate);
 }

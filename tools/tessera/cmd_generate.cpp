@@ -166,8 +166,7 @@ void print_summary(const Engine& engine, size_t n_prompts, double seconds) {
                n_prompts, seconds, static_cast<long long>(s.steps), s.mean_batch_sequences,
                seconds > 0 ? static_cast<double>(s.tokens_generated) / seconds : 0.0,
                static_cast<long long>(kv.n_blocks), kv.block_size,
-               format_bytes(static_cast<double>(kv.n_blocks * kv.block_size) * static_cast<double>(kv.bytes_per_token))
-                   .c_str(),
+               format_bytes(kv.budget_bytes()).c_str(),
                100.0 * s.mean_waste_fraction, 100.0 * s.kv.prefix_hit_rate, static_cast<long long>(s.preemptions));
 }
 
