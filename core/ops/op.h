@@ -24,6 +24,11 @@ enum class OpKind : int32_t {
   KvWrite = TSR_OP_KV_WRITE,
   Attention = TSR_OP_ATTENTION,
   Scale = TSR_OP_SCALE,
+  GeluTanh = TSR_OP_GELU_TANH,
+  Relu = TSR_OP_RELU,
+  ReluSqr = TSR_OP_RELU_SQR,
+  SoftCap = TSR_OP_SOFTCAP,
+  Slice = TSR_OP_SLICE,
 };
 inline constexpr int kOpKindCount = TSR_OP_COUNT;
 
@@ -32,10 +37,12 @@ using RopeParams = tsr_rope_params;
 using KvWriteParams = tsr_kv_write_params;
 using AttentionParams = tsr_attention_params;
 using ScaleParams = tsr_scale_params;
+using SliceParams = tsr_slice_params;
 
 // The attributes of one node; std::monostate for ops without attributes.
 using OpParams =
-    std::variant<std::monostate, NormParams, RopeParams, KvWriteParams, AttentionParams, ScaleParams>;
+    std::variant<std::monostate, NormParams, RopeParams, KvWriteParams, AttentionParams, ScaleParams,
+                 SliceParams>;
 
 std::string_view op_name(OpKind op);  // "get_rows", "rms_norm", ... (lower snake case)
 bool op_from_name(std::string_view name, OpKind* out);

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or enums below. */
-#define TSR_ABI_VERSION 1u
+#define TSR_ABI_VERSION 2u
 
 /* Name of the symbol every plugin exports. */
 #define TSR_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
@@ -77,11 +77,12 @@ typedef enum tsr_op {
   /* in: [0] table [R, C] (any float dtype: key), [1] idx I32 [N]. out: [N, C] F32.
      out[i, :] = table[idx[i], :]. Embedding lookup and output row selection. */
   TSR_OP_GET_ROWS = 0,
-  /* in: [0] x [N, C], [1] w [C]. out [N, C]. params tsr_norm_params.
+  /* in: [0] x [N, C], [1] w [G]. out [N, C]. params tsr_norm_params.
+     Each run of G = group (or C when group is 0) columns is one normalised vector:
      out = x / sqrt(mean(x^2) + eps) * (w or 1 + w) */
   TSR_OP_RMS_NORM = 1,
-  /* in: [0] x [N, C], [1] w [C], optional [2] b [C]. out [N, C]. params tsr_norm_params.
-     out = (x - mean) / sqrt(var + eps) * w + b */
+  /* in: [0] x [N, C], [1] w [G], optional [2] b [G]. out [N, C]. params tsr_norm_params.
+     Groups as for RMS_NORM. out = (x - mean) / sqrt(var + eps) * (w or 1 + w) + b */
   TSR_OP_LAYER_NORM = 2,
   /* in: [0] x [N, K] F32, [1] w [M, K] (key: F32, F16, BF16, Q8_0). out [N, M].
      out[n, m] = sum_k x[n, k] * w[m, k] */
@@ -116,12 +117,25 @@ typedef enum tsr_op {
   TSR_OP_ATTENTION = 11,
   /* in: [0] x. out = x * scale. params tsr_scale_params. */
   TSR_OP_SCALE = 12,
+  /* in: [0] x. out = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
+  TSR_OP_GELU_TANH = 13,
+  /* in: [0] x. out = max(x, 0) */
+  TSR_OP_RELU = 14,
+  /* in: [0] x. out = max(x, 0)^2 */
+  TSR_OP_RELU_SQR = 15,
+  /* in: [0] x. out = scale * tanh(x / scale). params tsr_scale_params (scale > 0). */
+  TSR_OP_SOFTCAP = 16,
+  /* in: [0] x [N, C]. out [N, groups * count]. params tsr_slice_params.
+     out[n, g * count + j] = x[n, start + g * stride + j]: a column range (groups = 1),
+     or one part of a fused per-head projection (groups = heads). */
+  TSR_OP_SLICE = 17,
   TSR_OP_COUNT
 } tsr_op;
 
 typedef struct tsr_norm_params {
   float eps;
   int32_t weight_plus_one; /* nonzero: multiply by (1 + w) instead of w */
+  int32_t group;           /* 0: the whole row; g > 0: each run of g columns (per-head norm) */
 } tsr_norm_params;
 
 typedef enum tsr_rope_pairing {
@@ -136,6 +150,18 @@ typedef struct tsr_rope_params {
   int32_t head_dim;
   int32_t n_rot;    /* rotated dims per head, even, <= head_dim */
   int32_t pairing;  /* tsr_rope_pairing */
+  /* YaRN (arXiv 2309.00071), used when ext_factor > 0: dimension pair i0/2 rotates by
+     a mix of the interpolated (pos * freq_scale) and the original angle, with weight
+     ramp = ext_factor * (1 - clamp((i0/2 - low) / max(0.001, high - low), 0, 1)) on the
+     original. With d(b) = n_rot ln(n_ctx_orig / (2 pi b)) / (2 ln theta), the pair
+     index that turns b times in n_ctx_orig tokens: low = max(0, floor(d(beta_fast))),
+     high = min(n_rot - 1, ceil(d(beta_slow))). cos and sin are multiplied by
+     attn_factor * (1 + 0.1 ln(1 / freq_scale)). */
+  float ext_factor;
+  float attn_factor;
+  float beta_fast;
+  float beta_slow;
+  int32_t n_ctx_orig;
 } tsr_rope_params;
 
 typedef struct tsr_kv_write_params {
@@ -154,7 +180,18 @@ typedef struct tsr_attention_params {
   float scale;   /* applied to q.k, usually 1/sqrt(head_dim) */
   int32_t window; /* 0: full causal; w > 0: keys at positions > pos - w only */
   float softcap;  /* 0: none; c > 0: score = c * tanh(score / c) */
+  /* 0: none; b > 0: ALiBi, score += slope(h) * (key_pos - pos), with n2 the largest
+     power of two <= n_heads, slope(h) = 2^(-b (h + 1) / n2) for h < n2, else
+     2^(-b (2 (h - n2) + 1) / (2 n2)) (the ALiBi paper's slopes, b = 8). */
+  float alibi_max_bias;
 } tsr_attention_params;
+
+typedef struct tsr_slice_params {
+  int64_t start;  /* first column read */
+  int64_t count;  /* columns per group */
+  int64_t stride; /* columns between the starts of consecutive groups */
+  int64_t groups; /* >= 1 */
+} tsr_slice_params;
 
 typedef struct tsr_scale_params {
   float scale;
