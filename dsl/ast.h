@@ -65,7 +65,7 @@ struct Expr {
   double number = 0;        // Number: the value
   bool is_integer = false;  // Number: written without '.' or exponent
   int64_t integer = 0;      // Number: the value when is_integer
-  char op = 0;              // Unary/Binary: '+', '-', '*', '/'
+  char op = 0;              // Unary/Binary: '+', '-', '*', '/', '%'
   std::vector<ExprPtr> args;
   std::vector<NamedArg> named;
 
@@ -101,6 +101,9 @@ struct WeightDecl {
   std::vector<ExprPtr> dims;         // outermost first
   std::string file_name;             // may hold {i}, {arch} or {hparam} placeholders
   SourceLocation file_name_loc;
+  std::string hf_name;               // the name in a Hugging Face folder; "" = none given
+  SourceLocation hf_name_loc;
+  bool hf_transposed = false;        // the Hugging Face tensor is stored [in, out]
   std::string fallback;              // weight used when the file lacks this one; "" = none
   SourceLocation fallback_loc;
   int group = -1;                    // index into ModelDef::layer_groups; -1 = one tensor
@@ -127,6 +130,7 @@ struct ModelDef {
   SourceText source;
   std::string name;
   SourceLocation name_loc;
+  std::vector<std::string> aliases;  // `model phi2, phi`: other architecture names it serves
   std::vector<SectionMark> sections;
   std::vector<HParamDecl> hparams;
   std::vector<LayerGroup> layer_groups;

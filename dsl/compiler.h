@@ -36,7 +36,12 @@ struct HParam {
   // or an override; "" when the definition is something else. A file written with
   // every meta_key and weight shape reads back to the same hyper-parameters.
   std::string meta_key;
+  std::string hf_key;  // the same for the hf: key of a Hugging Face config.json
 };
+
+// The metadata key naming a weights file's architecture: general.architecture in GGUF,
+// model_type in a Hugging Face config.json.
+std::string architecture_key(const WeightFile& weights);
 
 struct CompiledModel {
   std::string name;         // `model NAME`

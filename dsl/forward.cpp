@@ -67,7 +67,7 @@ int ForwardCompiler::weight_value(const Expr& e) {
     layer = require_integer(scalar(index), index, model_.source, "the index of '" + e.text + "'");
   }
   const BoundWeight& w = weights_.get(decl, layer, e);
-  return builder_.weight(w.graph_name, w.file_name, w.dtype, w.shape);
+  return builder_.weight(w.graph_name, w.file_name, w.dtype, w.shape, w.transposed, w.dtype != w.file_dtype);
 }
 
 int ForwardCompiler::binary_value(const Expr& e) {
@@ -96,8 +96,9 @@ int ForwardCompiler::call_value(const Expr& e) {
   call.spec = &spec;
   call.expr = &e;
   for (size_t i = 0; i < spec.params.size(); ++i) {
-    call.params.push_back(bind(spec.params[i], *e.args[i],
-                               "argument '" + std::string(spec.params[i].name) + "' of " + e.text));
+    call.params.push_back(i < e.args.size() ? bind(spec.params[i], *e.args[i],
+                                                   "argument '" + std::string(spec.params[i].name) + "' of " + e.text)
+                                            : ArgValue{});  // an optional argument left out
   }
   for (const ArgSpec& a : spec.attributes) {
     const auto given = std::find_if(e.named.begin(), e.named.end(),
@@ -117,11 +118,15 @@ ArgValue ForwardCompiler::bind(const ArgSpec& spec, const Expr& e, const std::st
     case ArgType::Tensor: v.tensor = tensor_value(e); break;
     case ArgType::Int: v.scalar = Scalar::of_integer(require_integer(scalar(e), e, model_.source, what)); break;
     case ArgType::Float: v.scalar = scalar(e); break;
-    case ArgType::Choice:
-      v.choice = static_cast<int>(std::find(spec.choices.begin(), spec.choices.end(), e.text) - spec.choices.begin());
-      break;
+    case ArgType::Choice: v.choice = choice_index(spec, e); break;
   }
   return v;
+}
+
+// A bare choice name, or if(condition, name, name) decided now.
+int ForwardCompiler::choice_index(const ArgSpec& spec, const Expr& e) const {
+  if (e.kind == ExprKind::Call) return choice_index(spec, *e.args[scalar(*e.args[0]).as_double() != 0 ? 1 : 2]);
+  return static_cast<int>(std::find(spec.choices.begin(), spec.choices.end(), e.text) - spec.choices.begin());
 }
 
 ArgValue ForwardCompiler::default_value(const ArgSpec& spec) const {

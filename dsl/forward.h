@@ -34,6 +34,7 @@ class ForwardCompiler {
   int call_value(const Expr& e);
   ArgValue bind(const ArgSpec& spec, const Expr& e, const std::string& what);
   ArgValue default_value(const ArgSpec& spec) const;
+  int choice_index(const ArgSpec& spec, const Expr& e) const;
   Scalar scalar(const Expr& e) const { return eval_scalar(e, scope_, model_.source); }
 
   const ModelDef& model_;

@@ -34,6 +34,8 @@ struct kw_layer : TAO_PEGTL_KEYWORD("layer") {};
 struct kw_for : TAO_PEGTL_KEYWORD("for") {};
 struct kw_in : TAO_PEGTL_KEYWORD("in") {};
 struct kw_else : TAO_PEGTL_KEYWORD("else") {};
+struct kw_hf : TAO_PEGTL_KEYWORD("hf") {};
+struct kw_transposed : TAO_PEGTL_KEYWORD("transposed") {};
 
 struct equals : one<'='> {};                                    // name = value
 struct open_brace : one<'{'> {};                                // opens a block
@@ -42,7 +44,7 @@ struct comma : one<','> {};                                     // separates lis
 struct colon : one<':'> {};                                     // attribute: value
 struct dotdot : TAO_PEGTL_STRING("..") {};                      // begin .. end
 
-// ---- expressions (precedence: unary minus, then * /, then + -) ---------------
+// ---- expressions (precedence: unary minus, then * / %, then + -) -------------
 struct expression;
 struct negation;
 struct primary;
@@ -68,7 +70,7 @@ struct primary : sor<number, string_literal, paren_expr, name_expr> {};  // an o
 struct negated : sor<negation, primary> {};                     // the operand of unary minus
 struct negation : seq<one<'-'>, sep, must<negated>> {};         // -x
 struct unary : sor<negation, primary> {};                       // operand with optional minus
-struct mul_op : one<'*', '/'> {};                               // * or /
+struct mul_op : one<'*', '/', '%'> {};                          // * or / or % (remainder)
 struct product_rhs : unary {};                                  // right operand of * or /
 struct product_tail : seq<mul_op, sep, must<product_rhs>> {};   // * b
 struct product : seq<unary, star<sep, product_tail>> {};        // a * b / c
@@ -79,7 +81,10 @@ struct expression : seq<product, star<sep, sum_tail>> {};       // a + b * c
 
 // ---- model NAME --------------------------------------------------------------
 struct model_name : name {};                                    // the model's name, also {arch} without a file
-struct model_decl : seq<kw_model, sep, must<model_name>> {};    // model llama
+struct section_keyword : sor<kw_hparams, kw_weights, kw_forward> {};  // starts a section, so no alias
+struct model_alias : seq<not_at<section_keyword>, name> {};     // another architecture name it serves
+struct model_aliases : star<sep, comma, sep, must<model_alias>> {};  // , phi
+struct model_decl : seq<kw_model, sep, must<model_name>, model_aliases> {};  // model phi2, phi
 
 // ---- hparams { name = expression ... } --------------------------------------
 struct hparam_def : seq<name, sep, must<equals>, sep, must<expression>> {};  // d_model = meta("...")
@@ -90,10 +95,18 @@ struct dim : expression {};                                     // one dimension
 struct dim_open : one<'['> {};                                  // starts the shape
 struct dim_close : one<']'> {};                                 // ends the shape
 struct dim_list : seq<dim_open, sep, must<dim>, sep, star<comma, sep, must<dim>, sep>, must<dim_close>> {};  // [n_vocab, d_model]
-struct weight_file : string_literal {};                         // the tensor's name in the weights file
+struct weight_file : string_literal {};                         // the tensor's name in a GGUF file
+struct hf_file : string_literal {};                             // its name in a Hugging Face folder
+struct hf_transposed_file : string_literal {};                  // the same inside transposed( ), with its own message
+struct hf_open : one<'('> {};                                   // transposed( ... )
+struct hf_close : one<')'> {};                                  // end of transposed( ... )
+struct hf_transposed : seq<kw_transposed, sep, must<hf_open>, sep, must<hf_transposed_file>, sep, must<hf_close>> {};  // stored [in, out]
+struct hf_value : sor<hf_transposed, hf_file> {};               // "name" or transposed("name")
+struct hf_colon : one<':'> {};                                  // hf: (a twin of colon, which has no message)
+struct hf_name : seq<comma, sep, must<kw_hf>, sep, must<hf_colon>, sep, must<hf_value>> {};  // , hf: "model.embed_tokens.weight"
 struct fallback_name : name {};                                 // weight used when the file lacks this one
 struct weight_fallback : seq<kw_else, sep, must<fallback_name>> {};  // else tok_embd
-struct weight_def : seq<name, sep, must<dim_list>, sep, must<equals>, sep, must<weight_file>, opt<sep, weight_fallback>> {};
+struct weight_def : seq<name, sep, must<dim_list>, sep, must<equals>, sep, must<weight_file>, opt<sep, hf_name>, opt<sep, weight_fallback>> {};
 struct loop_var : name {};                                      // i
 struct range_begin : expression {};                             // first index
 struct range_end : expression {};                               // one past the last index

@@ -6,6 +6,7 @@
 #include "dsl/diagnostics.h"
 #include "dsl/name_template.h"
 #include "dsl/op_table.h"
+#include "dsl/semantic_expr.h"
 
 namespace tessera::dsl {
 
@@ -91,7 +92,7 @@ class HParamEvaluator : public ScalarScope {
       const auto o = overrides.find(h.name);
       const Scalar v = o != overrides.end() ? o->second : eval_scalar(*h.value, *this, model_.source);
       out_.values[h.name] = v;
-      out_.list.push_back(HParam{h.name, v.as_double(), v.is_integer, meta_key(h)});
+      out_.list.push_back(HParam{h.name, v.as_double(), v.is_integer, meta_key(h, false), meta_key(h, true)});
     }
   }
 
@@ -102,7 +103,10 @@ class HParamEvaluator : public ScalarScope {
   }
 
   Scalar read_source(const Expr& call, ScalarFunction fn) const override {
-    const std::string key = names_.expand(call.args[0]->text);
+    const Expr* hf_key = call.named.empty() ? nullptr : call.named.front().value.get();
+    if (is_hf_folder(options_) && !hf_key) return no_hf_key(call, fn);
+    const std::string written = names_.expand(hf_key && is_hf_folder(options_) ? hf_key->text : call.args[0]->text);
+    const std::string key = first_present(written, fn);
     if (fn == ScalarFunction::Meta) {
       const MetaValue* m = find_meta(key);
       if (m) return meta_number(*m, key, model_.source, call);
@@ -124,8 +128,23 @@ class HParamEvaluator : public ScalarScope {
   }
 
  private:
+  // "a|b": the first alternative the file has (config.json keys moved between
+  // transformers versions), else the whole text for the message.
+  std::string first_present(const std::string& written, ScalarFunction fn) const {
+    if (written.find('|') == std::string::npos) return written;
+    size_t begin = 0;
+    while (begin <= written.size()) {
+      const size_t end = std::min(written.find('|', begin), written.size());
+      const std::string key = written.substr(begin, end - begin);
+      if (fn == ScalarFunction::Meta ? find_meta(key) != nullptr : find_tensor(key) != nullptr) return key;
+      begin = end + 1;
+    }
+    return written;
+  }
+
+  // An empty key: the format has no such key, so the default applies.
   const MetaValue* find_meta(const std::string& key) const {
-    if (!options_.weights) return nullptr;
+    if (!options_.weights || key.empty()) return nullptr;
     const auto& meta = options_.weights->metadata();
     const auto it = meta.find(key);
     return it == meta.end() ? nullptr : &it->second;
@@ -137,6 +156,16 @@ class HParamEvaluator : public ScalarScope {
       if (t.name == name) return &t;
     }
     return nullptr;
+  }
+
+  // A Hugging Face folder and a meta()/shape() without hf: the default, if any.
+  Scalar no_hf_key(const Expr& call, ScalarFunction fn) const {
+    const size_t default_arg = fn == ScalarFunction::Meta ? 1 : 2;
+    if (call.args.size() > default_arg) return eval_scalar(*call.args[default_arg], *this, model_.source);
+    fail_at(model_.source, call.loc,
+            "hyper-parameter " + quoted(current_->name) + " has no value: " + options_.weights->path() +
+                " is a Hugging Face folder and " + call.text +
+                "() gives no hf: key and no default; add hf: \"key\" or pass --set " + current_->name + "=N");
   }
 
   [[noreturn]] void missing(const Expr& call, const std::string& key, const char* what) const {
@@ -154,11 +183,15 @@ class HParamEvaluator : public ScalarScope {
     fail_at(model_.source, call.loc, message);
   }
 
-  // The resolved key of a definition that is exactly meta("..."), else "".
-  std::string meta_key(const HParamDecl& h) const {
+  // The resolved key of a definition that is exactly meta("..."), else "";
+  // `hf` picks the hf: key.
+  std::string meta_key(const HParamDecl& h, bool hf) const {
     const Expr& e = *h.value;
     if (e.kind != ExprKind::Call || e.text != "meta") return "";
-    return names_.expand(e.args[0]->text);
+    if (!hf) return names_.expand(e.args[0]->text);
+    if (e.named.empty()) return "";
+    const std::string keys = names_.expand(e.named.front().value->text);
+    return keys.substr(0, keys.find('|'));  // the first alternative is the current name
   }
 
   const ModelDef& model_;
@@ -171,7 +204,7 @@ class HParamEvaluator : public ScalarScope {
 std::string architecture(const ModelDef& model, const CompileOptions& options) {
   if (options.weights) {
     const auto& meta = options.weights->metadata();
-    const auto it = meta.find("general.architecture");
+    const auto it = meta.find(architecture_key(*options.weights));
     if (it != meta.end()) {
       if (const auto* s = std::get_if<std::string>(&it->second.value)) return *s;
     }
@@ -181,9 +214,18 @@ std::string architecture(const ModelDef& model, const CompileOptions& options) {
 
 }  // namespace
 
+std::string architecture_key(const WeightFile& weights) {
+  return weights.format() == "hf" ? "model_type" : "general.architecture";
+}
+
+bool is_hf_folder(const CompileOptions& options) {
+  return options.weights && options.weights->format() == "hf";
+}
+
 HParamValues evaluate_hparams(const ModelDef& model, const CompileOptions& options) {
   HParamValues out;
   out.arch = architecture(model, options);
+  out.values[std::string(kHfFormatName)] = Scalar::of_integer(is_hf_folder(options) ? 1 : 0);
   HParamEvaluator(model, options, out).run();
   return out;
 }

@@ -25,6 +25,9 @@ struct HParamValues {
 // Throws tessera::Error for a bad override, DslError for a value that cannot be found.
 HParamValues evaluate_hparams(const ModelDef& model, const CompileOptions& options);
 
+// Whether the weights are a Hugging Face folder (names and keys come from hf: then).
+bool is_hf_folder(const CompileOptions& options);
+
 // Hyper-parameters plus the loop variables currently bound.
 class ValueScope : public ScalarScope {
  public:

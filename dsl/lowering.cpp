@@ -43,7 +43,7 @@ int GraphBuilder::step_input(StepInput what) {
 }
 
 int GraphBuilder::weight(const std::string& graph_name, const std::string& file_name, DType dtype,
-                         const Shape& shape) {
+                         const Shape& shape, bool transposed, bool widened) {
   const auto it = weights_by_file_name_.find(file_name);
   if (it != weights_by_file_name_.end()) return it->second;
   GraphTensor t;
@@ -52,6 +52,8 @@ int GraphBuilder::weight(const std::string& graph_name, const std::string& file_
   t.dtype = dtype;
   t.shape = shape;
   t.file_name = file_name;
+  t.transposed = transposed;
+  t.widened = widened;
   const int id = graph_.add_tensor(std::move(t));
   weights_by_file_name_.emplace(file_name, id);
   return id;

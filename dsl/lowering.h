@@ -49,7 +49,8 @@ class GraphBuilder {
   int step_input(StepInput what);
   // The Weight tensor read from `file_name`: one graph tensor per file tensor, so
   // tied weights are shared.
-  int weight(const std::string& graph_name, const std::string& file_name, DType dtype, const Shape& shape);
+  int weight(const std::string& graph_name, const std::string& file_name, DType dtype, const Shape& shape,
+             bool transposed, bool widened);
   // A node producing a new F32 activation of `shape`; returns its id.
   int add_node(OpKind op, OpParams params, std::vector<int> inputs, Shape shape);
   // A node writing into the existing tensor `output` (KV_WRITE into a cache).
@@ -89,14 +90,21 @@ class GraphBuilder {
 
 // The lowering of each op of the table (op_lowering.cpp).
 int lower_embed(GraphBuilder& b, const OpCall& call);
+int lower_embed_positions(GraphBuilder& b, const OpCall& call);
 int lower_linear(GraphBuilder& b, const OpCall& call);
 int lower_rms_norm(GraphBuilder& b, const OpCall& call);
+int lower_layer_norm(GraphBuilder& b, const OpCall& call);
 int lower_rope(GraphBuilder& b, const OpCall& call);
 int lower_attention(GraphBuilder& b, const OpCall& call);
 int lower_swiglu(GraphBuilder& b, const OpCall& call);
+int lower_geglu(GraphBuilder& b, const OpCall& call);
 int lower_silu(GraphBuilder& b, const OpCall& call);
 int lower_gelu(GraphBuilder& b, const OpCall& call);
+int lower_relu(GraphBuilder& b, const OpCall& call);
+int lower_relu_sqr(GraphBuilder& b, const OpCall& call);
+int lower_softcap(GraphBuilder& b, const OpCall& call);
 int lower_scale(GraphBuilder& b, const OpCall& call);
+int lower_slice(GraphBuilder& b, const OpCall& call);
 int lower_outputs(GraphBuilder& b, const OpCall& call);
 
 // Tensor operators: a + b (ADD), a * b (MUL): same shapes, or b a row [C] broadcast

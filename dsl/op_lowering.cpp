@@ -50,6 +50,33 @@ float float_attribute(const OpCall& call, std::string_view name) {
   return static_cast<float>(call.attribute(name).scalar.as_double());
 }
 
+// Argument i must be a vector of n entries (a bias or gain); `what` says what n counts.
+void vector_of(const GraphBuilder& b, const OpCall& call, size_t i, int64_t n, const std::string& what) {
+  if (b.shape(call.tensor(i)) != Shape{n}) {
+    b.fail(*call.params[i].expr, name_of(call) + ": " + arg(b, call, i) + " must be a vector [" +
+                                     std::to_string(n) + "] matching " + what);
+  }
+}
+
+// The params of a norm over `columns`, per head when the attribute heads > 1; the
+// weight (argument 1) has one entry per column of a group.
+NormParams norm_params(const GraphBuilder& b, const OpCall& call, int64_t columns) {
+  const int32_t heads = b.positive_int32(call, "heads");
+  if (columns % heads != 0) {
+    b.fail(*call.expr, name_of(call) + ": the " + std::to_string(columns) + " columns of " + arg(b, call, 0) +
+                           " do not split into " + std::to_string(heads) + " heads");
+  }
+  const int64_t group = columns / heads;
+  vector_of(b, call, 1, group,
+            heads > 1 ? "one head (" + std::to_string(columns) + " columns / " + std::to_string(heads) + " heads)"
+                      : "the " + std::to_string(columns) + " columns of " + arg(b, call, 0));
+  NormParams params{};
+  params.eps = float_attribute(call, "eps");
+  params.weight_plus_one = call.attribute("gain").choice;  // 0: weight, 1: one_plus_weight
+  params.group = heads > 1 ? static_cast<int32_t>(group) : 0;
+  return params;
+}
+
 // The columns of argument i split into `heads` heads: returns head_dim.
 int32_t head_dim(const GraphBuilder& b, const OpCall& call, size_t i, int32_t heads) {
   const int64_t columns = b.shape(call.tensor(i))[1];
@@ -70,7 +97,14 @@ int lower_embed(GraphBuilder& b, const OpCall& call) {
   return b.add_node(OpKind::GetRows, {}, {call.tensor(0), ids}, {kTokens, table[1]});
 }
 
-// linear(x [rows, K], weight [M, K]) -> [rows, M].
+// embed_positions(table [n_positions, d]) -> [Tokens, d]: the rows of the tokens' positions.
+int lower_embed_positions(GraphBuilder& b, const OpCall& call) {
+  const Shape& table = matrix(b, call, 0);
+  const int positions = b.step_input(StepInput::Positions);
+  return b.add_node(OpKind::GetRows, {}, {call.tensor(0), positions}, {kTokens, table[1]});
+}
+
+// linear(x [rows, K], weight [M, K], bias [M]) -> [rows, M].
 int lower_linear(GraphBuilder& b, const OpCall& call) {
   const Shape& x = matrix(b, call, 0);
   const Shape& w = matrix(b, call, 1);
@@ -78,19 +112,29 @@ int lower_linear(GraphBuilder& b, const OpCall& call) {
     b.fail(*call.expr, "linear: the input " + arg(b, call, 0) + " has " + std::to_string(x[1]) +
                            " columns but the weight " + arg(b, call, 1) + " expects " + std::to_string(w[1]));
   }
-  return b.add_node(OpKind::MatMul, {}, {call.tensor(0), call.tensor(1)}, {x[0], w[0]});
+  const int product = b.add_node(OpKind::MatMul, {}, {call.tensor(0), call.tensor(1)}, {x[0], w[0]});
+  if (!call.params[2].present) return product;
+  vector_of(b, call, 2, w[0], "the " + std::to_string(w[0]) + " rows of the weight " + arg(b, call, 1));
+  return b.add_node(OpKind::Add, {}, {product, call.tensor(2)}, {x[0], w[0]});
 }
 
-// rms_norm(x [rows, C], weight [C]) -> [rows, C].
+// rms_norm(x [rows, C], weight [C or C / heads]) -> [rows, C].
 int lower_rms_norm(GraphBuilder& b, const OpCall& call) {
   const Shape& x = matrix(b, call, 0);
-  const Shape& w = b.shape(call.tensor(1));
-  if (w != Shape{x[1]}) {
-    b.fail(*call.expr, "rms_norm: the weight " + arg(b, call, 1) + " does not match the " +
-                           std::to_string(x[1]) + " columns of " + arg(b, call, 0));
-  }
-  const NormParams params{float_attribute(call, "eps"), 0};
+  const NormParams params = norm_params(b, call, x[1]);
   return b.add_node(OpKind::RmsNorm, params, {call.tensor(0), call.tensor(1)}, x);
+}
+
+// layer_norm(x [rows, C], weight [C or C / heads], bias [same]) -> [rows, C].
+int lower_layer_norm(GraphBuilder& b, const OpCall& call) {
+  const Shape& x = matrix(b, call, 0);
+  const NormParams params = norm_params(b, call, x[1]);
+  std::vector<int> inputs = {call.tensor(0), call.tensor(1)};
+  if (call.params[2].present) {
+    vector_of(b, call, 2, b.shape(call.tensor(1))[0], "the weight " + arg(b, call, 1));
+    inputs.push_back(call.tensor(2));
+  }
+  return b.add_node(OpKind::LayerNorm, params, std::move(inputs), x);
 }
 
 // rope(x [Tokens, heads * head_dim]) -> same shape, rotated by the tokens' positions.
@@ -107,8 +151,24 @@ int lower_rope(GraphBuilder& b, const OpCall& call) {
                  ", but is " + std::to_string(rotated));
     }
   }
-  const RopeParams params{float_attribute(call, "theta"), float_attribute(call, "scale"), heads,
-                          dims_per_head, rotated, call.attribute("pairing").choice};
+  RopeParams params{};
+  params.theta = float_attribute(call, "theta");
+  params.freq_scale = float_attribute(call, "scale");
+  params.n_heads = heads;
+  params.head_dim = dims_per_head;
+  params.n_rot = rotated;
+  params.pairing = call.attribute("pairing").choice;
+  const ArgValue& orig_ctx = call.attribute("yarn_orig_ctx");
+  if (orig_ctx.scalar.integer < 0 || orig_ctx.scalar.integer > std::numeric_limits<int32_t>::max()) {
+    b.fail(orig_ctx.expr ? *orig_ctx.expr : *call.expr, "rope: yarn_orig_ctx must be 0 or a positive token count");
+  }
+  if (orig_ctx.scalar.integer > 0) {
+    params.ext_factor = 1.0f;
+    params.attn_factor = float_attribute(call, "yarn_attn_factor");
+    params.beta_fast = float_attribute(call, "yarn_beta_fast");
+    params.beta_slow = float_attribute(call, "yarn_beta_slow");
+    params.n_ctx_orig = static_cast<int32_t>(orig_ctx.scalar.integer);
+  }
   const int positions = b.step_input(StepInput::Positions);
   return b.add_node(OpKind::Rope, params, {call.tensor(0), positions}, x);
 }
@@ -154,6 +214,11 @@ int lower_attention(GraphBuilder& b, const OpCall& call) {
                                : static_cast<float>(1.0 / std::sqrt(static_cast<double>(dim)));
   params.window = static_cast<int32_t>(window.scalar.integer);
   params.softcap = float_attribute(call, "softcap");
+  params.alibi_max_bias = float_attribute(call, "alibi");
+  if (params.softcap < 0 || params.alibi_max_bias < 0) {
+    const ArgValue& bad = params.softcap < 0 ? call.attribute("softcap") : call.attribute("alibi");
+    b.fail(*bad.expr, "attention: softcap and alibi must be 0 (off) or positive");
+  }
   // block_size, n_seqs and max_blocks_per_seq stay 0: the executor fills them per step.
   const std::vector<int> inputs = {call.tensor(0),
                                    k_cache,
@@ -170,17 +235,73 @@ int lower_swiglu(GraphBuilder& b, const OpCall& call) {
   return b.add_node(OpKind::SwiGlu, {}, {call.tensor(0), call.tensor(1)}, b.shape(call.tensor(0)));
 }
 
+// geglu(gate, up) -> gelu(gate) * up, same shape.
+int lower_geglu(GraphBuilder& b, const OpCall& call) {
+  same_shape(b, call, 0, 1);
+  const OpKind gelu = call.attribute("approximate").choice == 1 ? OpKind::GeluTanh : OpKind::Gelu;
+  const Shape shape = b.shape(call.tensor(0));
+  const int activated = b.add_node(gelu, {}, {call.tensor(0)}, shape);
+  return b.add_node(OpKind::Mul, {}, {activated, call.tensor(1)}, shape);
+}
+
 int lower_silu(GraphBuilder& b, const OpCall& call) {
   return b.add_node(OpKind::Silu, {}, {call.tensor(0)}, b.shape(call.tensor(0)));
 }
 
 int lower_gelu(GraphBuilder& b, const OpCall& call) {
-  return b.add_node(OpKind::Gelu, {}, {call.tensor(0)}, b.shape(call.tensor(0)));
+  const OpKind gelu = call.attribute("approximate").choice == 1 ? OpKind::GeluTanh : OpKind::Gelu;
+  return b.add_node(gelu, {}, {call.tensor(0)}, b.shape(call.tensor(0)));
+}
+
+int lower_relu(GraphBuilder& b, const OpCall& call) {
+  return b.add_node(OpKind::Relu, {}, {call.tensor(0)}, b.shape(call.tensor(0)));
+}
+
+int lower_relu_sqr(GraphBuilder& b, const OpCall& call) {
+  return b.add_node(OpKind::ReluSqr, {}, {call.tensor(0)}, b.shape(call.tensor(0)));
+}
+
+// softcap(x, cap) -> cap * tanh(x / cap).
+int lower_softcap(GraphBuilder& b, const OpCall& call) {
+  const double cap = call.params[1].scalar.as_double();
+  if (!(cap > 0)) b.fail(*call.params[1].expr, "softcap: the cap must be positive, not " + call.params[1].scalar.to_string());
+  const ScaleParams params{static_cast<float>(cap)};
+  return b.add_node(OpKind::SoftCap, params, {call.tensor(0)}, b.shape(call.tensor(0)));
 }
 
 int lower_scale(GraphBuilder& b, const OpCall& call) {
   const ScaleParams params{static_cast<float>(call.params[1].scalar.as_double())};
   return b.add_node(OpKind::Scale, params, {call.tensor(0)}, b.shape(call.tensor(0)));
+}
+
+// slice(x [rows, C], start, count, groups: g, stride: s) -> [rows, g * count]:
+// out[:, k * count + j] = x[:, start + k * s + j].
+int lower_slice(GraphBuilder& b, const OpCall& call) {
+  const Shape& x = matrix(b, call, 0);
+  const auto whole = [&](size_t i, const char* what) {
+    const Scalar& v = call.params[i].scalar;
+    if (!v.is_integer || v.integer < 0) {
+      b.fail(*call.params[i].expr, "slice: " + std::string(what) + " must be a whole number >= 0, not " + v.to_string());
+    }
+    return v.integer;
+  };
+  SliceParams params{};
+  params.start = whole(1, "start");
+  params.count = whole(2, "count");
+  params.groups = b.positive_int32(call, "groups");
+  params.stride = call.attribute("stride").present ? call.attribute("stride").scalar.integer : params.count;
+  int64_t last = 0;  // one past the last column read; a sum past int64 cannot fit either
+  if (__builtin_mul_overflow(params.groups - 1, params.stride, &last) ||
+      __builtin_add_overflow(last, params.start, &last) || __builtin_add_overflow(last, params.count, &last)) {
+    last = std::numeric_limits<int64_t>::max();
+  }
+  if (params.count == 0 || params.stride < params.count || last > x[1]) {
+    b.fail(*call.expr, "slice: columns " + std::to_string(params.start) + " .. " + std::to_string(last) + " of " +
+                           std::to_string(params.groups) + " group(s) of " + std::to_string(params.count) +
+                           " (stride " + std::to_string(params.stride) + ") do not fit the " + std::to_string(x[1]) +
+                           " columns of " + arg(b, call, 0));
+  }
+  return b.add_node(OpKind::Slice, params, {call.tensor(0)}, {x[0], params.groups * params.count});
 }
 
 // outputs(x [Tokens, d]) -> [Outputs, d]: only the rows whose logits are wanted.

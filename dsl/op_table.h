@@ -29,6 +29,7 @@ struct ArgSpec {
   std::optional<double> default_value;   // Int/Float; Choice: index into choices
   std::vector<std::string_view> choices;  // Choice: the accepted names, in value order
   std::string_view help;
+  bool optional = false;  // positional only: may be left out (only trailing ones are)
 };
 
 class GraphBuilder;
@@ -46,7 +47,8 @@ struct OpSpec {
   // Index of the attribute called `name` in `attributes`, or -1.
   int attribute_index(std::string_view name) const;
   std::vector<std::string> attribute_names() const;
-  std::string signature() const;  // "rms_norm(x, weight)"
+  std::string signature() const;  // "rms_norm(x, weight)"; optional ones in brackets
+  size_t required_params() const;  // positional params that must be given
 };
 
 const std::vector<OpSpec>& op_table();
@@ -65,6 +67,8 @@ struct ScalarFunctionSpec {
   std::vector<ScalarParam> params;
   size_t required = 0;  // the first `required` params must be given
   bool hparams_only = false;
+  // Takes `hf: "key"`: the key (or tensor name) to read instead in a Hugging Face folder.
+  bool takes_hf_key = false;
   std::string_view help;
 
   std::string signature() const;  // "meta(key, default)"

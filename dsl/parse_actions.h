@@ -32,6 +32,9 @@ struct ParseState {
   SourceLocation pending_dims_loc;
   std::string pending_file_name;
   SourceLocation pending_file_name_loc;
+  std::string pending_hf_name;
+  SourceLocation pending_hf_name_loc;
+  bool pending_hf_transposed = false;
   std::string pending_fallback;
   SourceLocation pending_fallback_loc;
   Range pending_range;
@@ -258,6 +261,14 @@ struct action<g::model_name> {
   }
 };
 
+template <>
+struct action<g::model_alias> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    st.model.aliases.push_back(in.string());
+  }
+};
+
 template <typename Input>
 void mark_section(const Input& in, ParseState& st) {
   st.model.sections.push_back(SectionMark{in.string(), location(in)});
@@ -323,6 +334,27 @@ struct action<g::weight_file> {
   }
 };
 
+struct hf_file_action {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    const std::string_view text = in.string_view();
+    st.pending_hf_name = std::string(text.substr(1, text.size() - 2));
+    st.pending_hf_name_loc = location(in);
+  }
+};
+template <>
+struct action<g::hf_file> : hf_file_action {};
+template <>
+struct action<g::hf_transposed_file> : hf_file_action {};
+
+template <>
+struct action<g::hf_transposed> {
+  template <typename Input>
+  static void apply(const Input&, ParseState& st) {
+    st.pending_hf_transposed = true;
+  }
+};
+
 template <>
 struct action<g::fallback_name> {
   template <typename Input>
@@ -343,12 +375,17 @@ struct action<g::weight_def> {
     w.dims = std::move(st.pending_dims);
     w.file_name = std::move(st.pending_file_name);
     w.file_name_loc = st.pending_file_name_loc;
+    w.hf_name = std::move(st.pending_hf_name);
+    w.hf_name_loc = st.pending_hf_name_loc;
+    w.hf_transposed = st.pending_hf_transposed;
     w.fallback = std::move(st.pending_fallback);
     w.fallback_loc = st.pending_fallback_loc;
     w.group = st.current_group;
     st.model.weights.push_back(std::move(w));
     st.pending_dims.clear();
     st.pending_file_name.clear();
+    st.pending_hf_name.clear();
+    st.pending_hf_transposed = false;
     st.pending_fallback.clear();
   }
 };

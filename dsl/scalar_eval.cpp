@@ -62,6 +62,7 @@ class Evaluator {
   }
 
   Scalar binary(const Expr& e, Scalar a, Scalar b) const {
+    if (e.op == '%') return remainder(e, a, b);
     if (!a.is_integer || !b.is_integer) return real_binary(e, a.as_double(), b.as_double());
     int64_t r = 0;
     bool overflow = false;
@@ -86,6 +87,14 @@ class Evaluator {
     return Scalar::of_integer(a / b);
   }
 
+  // Layer-pattern arithmetic (every other layer is local): integers only.
+  Scalar remainder(const Expr& e, Scalar a, Scalar b) const {
+    if (!a.is_integer || !b.is_integer) fail(e, "'%' needs integers, but '" + text(e) + "' has a float operand");
+    if (b.integer == 0) fail(e, "division by zero in '" + text(e) + "'");
+    if (b.integer == -1) return Scalar::of_integer(0);  // INT64_MIN % -1 would trap
+    return Scalar::of_integer(a.integer % b.integer);
+  }
+
   Scalar real_binary(const Expr& e, double a, double b) const {
     switch (e.op) {
       case '+': return Scalar::of_real(a + b);
@@ -100,10 +109,35 @@ class Evaluator {
   Scalar call(const Expr& e) const {
     const ScalarFunctionSpec* fn = find_scalar_function(e.text);
     if (!fn) fail(e, "'" + e.text + "(...)' is not a number");
-    if (fn->id != ScalarFunction::Sqrt) return scope_.read_source(e, fn->id);
-    const double x = eval(*e.args[0]).as_double();
-    if (x < 0) fail(e, "square root of a negative number: '" + text(e) + "'");
-    return Scalar::of_real(std::sqrt(x));
+    switch (fn->id) {
+      case ScalarFunction::Sqrt: {
+        const double x = eval(*e.args[0]).as_double();
+        if (x < 0) fail(e, "square root of a negative number: '" + text(e) + "'");
+        return Scalar::of_real(std::sqrt(x));
+      }
+      case ScalarFunction::Pow: return power(e, eval(*e.args[0]), eval(*e.args[1]));
+      case ScalarFunction::If: return eval(*e.args[eval(*e.args[0]).as_double() != 0 ? 1 : 2]);
+      case ScalarFunction::Round: {
+        const double x = std::round(eval(*e.args[0]).as_double());
+        if (!(std::fabs(x) < 9e18)) fail(e, "'" + text(e) + "' does not fit an integer");
+        return Scalar::of_integer(static_cast<int64_t>(x));
+      }
+      default: return scope_.read_source(e, fn->id);
+    }
+  }
+
+  // Integer powers stay integers (sizes); anything else is a float.
+  Scalar power(const Expr& e, Scalar base, Scalar exponent) const {
+    if (base.is_integer && exponent.is_integer && exponent.integer >= 0) {
+      int64_t r = 1;
+      for (int64_t i = 0; i < exponent.integer; ++i) {
+        if (__builtin_mul_overflow(r, base.integer, &r)) fail(e, "integer overflow in '" + text(e) + "'");
+      }
+      return Scalar::of_integer(r);
+    }
+    const double r = std::pow(base.as_double(), exponent.as_double());
+    if (!std::isfinite(r)) fail(e, "'" + text(e) + "' is not a finite number");
+    return Scalar::of_real(r);
   }
 
   const ScalarScope& scope_;

@@ -24,7 +24,7 @@ struct Scalar {
 };
 
 // The scalar functions (see op_table.h) that read the weights file.
-enum class ScalarFunction { Meta, Shape, Sqrt };
+enum class ScalarFunction { Meta, Shape, Sqrt, Pow, If, Round };
 
 // What a scalar expression can see.
 class ScalarScope {

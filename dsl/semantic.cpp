@@ -45,6 +45,7 @@ class ModelChecker {
     for (size_t i = 0; i < model_.hparams.size(); ++i) {
       HParamDecl& h = model_.hparams[i];
       if (h.name == "arch") fail(h.loc, "'arch' is reserved: {arch} names the weights file's architecture");
+      if (h.name == kHfFormatName) fail(h.loc, "'hf' is reserved: it is 1 when the weights are a Hugging Face folder");
       for (size_t j = 0; j < i; ++j) {
         if (model_.hparams[j].name == h.name) {
           fail(h.loc, "duplicate hyper-parameter " + quoted(h.name) + " (first defined at " +
@@ -77,6 +78,7 @@ class ModelChecker {
     else if (const WeightDecl* w = model_.find_weight(name)) hidden = "the weight at " + line_of(w->loc);
     else if (scope.has_loop_var(name)) hidden = "an enclosing loop variable";
     else if (name == "arch") hidden = "the {arch} placeholder";
+    else if (name == kHfFormatName) hidden = "the predefined 'hf'";
     if (!hidden.empty()) {
       fail(at, std::string(what) + " " + quoted(name) + " would hide " + hidden + "; choose another name");
     }
@@ -94,6 +96,7 @@ class ModelChecker {
                           line_of(model_.weights[j].loc) + ")");
         }
       }
+      if (w.name == kHfFormatName) fail(w.loc, "'hf' is reserved: it is 1 when the weights are a Hugging Face folder");
       if (const HParamDecl* h = model_.find_hparam(w.name)) {
         fail(w.loc, "weight " + quoted(w.name) + " has the name of the hyper-parameter at " + line_of(h->loc));
       }
@@ -102,6 +105,7 @@ class ModelChecker {
         exprs_.expect(*d, scope, ValueType::Scalar, "a dimension of " + quoted(w.name));
       }
       exprs_.check_template(w.file_name, w.file_name_loc, scope);
+      if (!w.hf_name.empty()) exprs_.check_template(w.hf_name, w.hf_name_loc, scope);
       if (!w.fallback.empty()) check_fallback(i);
     }
   }

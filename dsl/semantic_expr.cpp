@@ -118,6 +118,10 @@ ValueType ExprChecker::check_name(Expr& e, const NameScope& scope) {
     used_weights_->insert(e.text);
     return ValueType::Tensor;
   }
+  if (e.text == kHfFormatName) {  // predefined: 1 when the weights are a Hugging Face folder
+    e.name_kind = NameKind::HParam;
+    return ValueType::Scalar;
+  }
   for (size_t i = 0; i < model_.hparams.size(); ++i) {
     if (model_.hparams[i].name != e.text) continue;
     if (i >= scope.visible_hparams) {
@@ -188,13 +192,16 @@ ValueType ExprChecker::check_op_call(Expr& e, const NameScope& scope) {
   if (scope.section != Section::Forward) {
     fail(e.loc, quoted(e.text) + " is a graph op; it can only be used in the forward section");
   }
-  if (e.args.size() != op.params.size()) {
-    fail(e.loc, quoted(e.text) + " takes " + std::to_string(op.params.size()) + " argument" +
-                    (op.params.size() == 1 ? "" : "s") + " " + op.signature().substr(op.name.size()) +
-                    ", but " + std::to_string(e.args.size()) + " " +
+  const size_t required = op.required_params();
+  if (e.args.size() < required || e.args.size() > op.params.size()) {
+    const std::string count = required == op.params.size()
+                                  ? std::to_string(required)
+                                  : std::to_string(required) + " to " + std::to_string(op.params.size());
+    fail(e.loc, quoted(e.text) + " takes " + count + " argument" + (op.params.size() == 1 ? "" : "s") + " " +
+                    op.signature().substr(op.name.size()) + ", but " + std::to_string(e.args.size()) + " " +
                     (e.args.size() == 1 ? "was" : "were") + " given");
   }
-  for (size_t i = 0; i < op.params.size(); ++i) {
+  for (size_t i = 0; i < e.args.size(); ++i) {
     const ValueType want = op.params[i].type == ArgType::Tensor ? ValueType::Tensor : ValueType::Scalar;
     expect(*e.args[i], scope, want,
            "argument " + quoted(op.params[i].name) + " of " + std::string(op.name));
@@ -224,16 +231,7 @@ void ExprChecker::check_attributes(Expr& e, const NameScope& scope) {
              "attribute " + quoted(arg.name) + " of " + std::string(op.name));
       continue;
     }
-    std::vector<std::string> choices(spec.choices.begin(), spec.choices.end());
-    if (value.kind != ExprKind::Name ||
-        std::find(choices.begin(), choices.end(), value.text) == choices.end()) {
-      const std::string written(model_.source.slice(value.begin, value.end));
-      fail(value.loc, "attribute " + quoted(arg.name) + " of " + std::string(op.name) +
-                          " must be one of " + join(spec.choices) + ", not " + quoted(written) +
-                          did_you_mean(written, choices));
-    }
-    value.type = ValueType::Choice;
-    value.name_kind = NameKind::Choice;
+    check_choice(value, spec, "attribute " + quoted(arg.name) + " of " + std::string(op.name), scope);
   }
   for (size_t i = 0; i < op.attributes.size(); ++i) {
     if (op.attributes[i].required && !given[i]) {
@@ -243,17 +241,45 @@ void ExprChecker::check_attributes(Expr& e, const NameScope& scope) {
   }
 }
 
+// A choice is a bare name of the list, or if(condition, name, name).
+void ExprChecker::check_choice(Expr& value, const ArgSpec& spec, const std::string& what,
+                               const NameScope& scope) {
+  if (value.kind == ExprKind::Call && value.text == "if" && value.named.empty() && value.args.size() == 3) {
+    expect(*value.args[0], scope, ValueType::Scalar, "the condition of if()");
+    check_choice(*value.args[1], spec, what, scope);
+    check_choice(*value.args[2], spec, what, scope);
+    value.type = ValueType::Choice;
+    return;
+  }
+  std::vector<std::string> choices(spec.choices.begin(), spec.choices.end());
+  if (value.kind != ExprKind::Name ||
+      std::find(choices.begin(), choices.end(), value.text) == choices.end()) {
+    const std::string written(model_.source.slice(value.begin, value.end));
+    fail(value.loc, what + " must be one of " + join(spec.choices) + ", not " + quoted(written) +
+                        did_you_mean(written, choices));
+  }
+  value.type = ValueType::Choice;
+  value.name_kind = NameKind::Choice;
+}
+
 ValueType ExprChecker::check_scalar_call(Expr& e, const NameScope& scope) {
   const ScalarFunctionSpec& fn = *find_scalar_function(e.text);
   if (fn.hparams_only && scope.section != Section::HParams) {
     fail(e.loc, e.text + "() can only be used in the hparams section");
   }
-  if (!e.named.empty()) fail(e.named[0].loc, e.text + "() takes no named arguments");
+  for (NamedArg& arg : e.named) {
+    if (!fn.takes_hf_key) fail(arg.loc, e.text + "() takes no named arguments");
+    if (arg.name != "hf") fail(arg.loc, e.text + "() takes one named argument, hf: \"key\", not " + quoted(arg.name));
+    if (&arg != &e.named.front()) fail(arg.loc, "hf: is given twice");
+    if (arg.value->kind != ExprKind::String) fail(arg.value->loc, "hf: must be a string literal");
+    arg.value->type = ValueType::String;
+    check_template(arg.value->text, arg.value->loc, scope);
+  }
   if (e.args.size() < fn.required || e.args.size() > fn.params.size()) {
     const std::string count = fn.required == fn.params.size()
                                   ? std::to_string(fn.required)
                                   : std::to_string(fn.required) + " to " + std::to_string(fn.params.size());
-    fail(e.loc, quoted(e.text) + " takes " + count + " arguments " +
+    fail(e.loc, quoted(e.text) + " takes " + count + " argument" + (fn.params.size() == 1 ? "" : "s") + " " +
                     fn.signature().substr(fn.name.size()) + ", but " + std::to_string(e.args.size()) +
                     (e.args.size() == 1 ? " was" : " were") + " given");
   }

@@ -12,6 +12,11 @@
 
 namespace tessera::dsl {
 
+struct ArgSpec;
+
+// The predefined number that is 1 when the weights are a Hugging Face folder, else 0.
+inline constexpr std::string_view kHfFormatName = "hf";
+
 enum class Section { HParams, Weights, Forward };
 
 // What an expression may refer to where it is written.
@@ -49,6 +54,7 @@ class ExprChecker {
   ValueType check_op_call(Expr& e, const NameScope& scope);
   ValueType check_scalar_call(Expr& e, const NameScope& scope);
   void check_attributes(Expr& e, const NameScope& scope);
+  void check_choice(Expr& value, const ArgSpec& spec, const std::string& what, const NameScope& scope);
   std::vector<std::string> visible_names(const NameScope& scope) const;
   std::vector<std::string> weight_names() const;
 

@@ -9,7 +9,7 @@
 
 namespace tessera::dsl {
 
-ModelSummary summarize(const CompiledModel& model, int64_t context_length) {
+ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64_t batch) {
   ModelSummary s;
   s.context_length = context_length > 0 ? context_length : model.n_ctx;
   const Graph& g = model.graph;
@@ -23,6 +23,8 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length) {
     }
   }
   s.kv_bytes_per_token = static_cast<int64_t>(g.kv_bytes_per_token());
+  s.batch = batch;
+  s.kv_bytes_total = s.kv_bytes_per_token * s.context_length * batch;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const GraphNode& n = g.nodes()[i];
     s.op_counts[n.op] += 1;
@@ -112,7 +114,9 @@ std::string format_summary(const CompiledModel& model, const ModelSummary& s) {
          " at context " + grouped(s.context_length) + "\n";
   out += "KV cache: " + grouped(s.kv_bytes_per_token) + " bytes per token (" +
          std::string(dtype_name(model.kv_dtype)) + "), " +
-         bytes(s.kv_bytes_per_token * s.context_length) + " at context " + grouped(s.context_length) + "\n";
+         bytes(s.kv_bytes_per_token * s.context_length) + " at context " + grouped(s.context_length);
+  if (s.batch > 1) out += ", " + bytes(s.kv_bytes_total) + " for " + grouped(s.batch) + " sequences";
+  out += "\n";
   return out;
 }
 

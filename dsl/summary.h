@@ -19,6 +19,8 @@ struct ModelSummary {
   int64_t attention_flops_per_token = 0;  // 4 * heads * head_dim * context per attention
   int64_t flops_per_token = 0;            // the sum of the two
   int64_t kv_bytes_per_token = 0;  // one row of every K and V cache: 2 * layers * kv_heads * head_dim * dtype size
+  int64_t batch = 1;               // sequences the KV total is stated for
+  int64_t kv_bytes_total = 0;      // kv_bytes_per_token * context_length * batch
   int64_t n_nodes = 0;
   std::map<OpKind, int> op_counts;      // nodes per op over the whole graph
   int first_layer = -1;                 // the layer ops_per_layer counts; -1 if no loops
@@ -26,8 +28,8 @@ struct ModelSummary {
 };
 
 // Summarises `model`, stating attention FLOPs at `context_length` tokens
-// (0: the model's n_ctx).
-ModelSummary summarize(const CompiledModel& model, int64_t context_length = 0);
+// (0: the model's n_ctx) and the KV cache for `batch` sequences of that length.
+ModelSummary summarize(const CompiledModel& model, int64_t context_length = 0, int64_t batch = 1);
 
 // The multi-line report `tessera check` prints.
 std::string format_summary(const CompiledModel& model, const ModelSummary& summary);

@@ -1,5 +1,6 @@
 #include "dsl/weight_binding.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "dsl/diagnostics.h"
@@ -130,22 +131,39 @@ class Binder {
   void bind_one(const WeightDecl& w, int64_t layer) {
     BoundWeight b;
     b.graph_name = layer < 0 ? w.name : "blk." + std::to_string(layer) + "." + w.name;
-    b.file_name = scope_.expand(w.file_name);
+    const bool hf = is_hf_folder(options_);
+    if (hf && w.hf_name.empty()) {
+      fail_at(model_.source, w.file_name_loc,
+              "weight " + quoted(w.name) + " has no hf: name, so the model cannot read the Hugging Face folder " +
+                  options_.weights->path() + "; add , hf: \"name\" after its GGUF name");
+    }
+    b.file_name = scope_.expand(hf ? w.hf_name : w.file_name);
+    b.transposed = hf && w.hf_transposed;
     b.shape = declared_shape(w);
     if (!options_.weights) {
-      b.dtype = b.shape.size() >= 2 ? options_.weight_dtype : DType::F32;
+      b.dtype = b.file_dtype = b.shape.size() >= 2 ? options_.weight_dtype : DType::F32;
       check_blocks(w, b);
     } else if (const auto it = file_tensors_.find(b.file_name); it != file_tensors_.end()) {
-      if (it->second->shape != b.shape) {
-        fail_at(model_.source, w.dims_loc,
+      Shape stored = b.shape;
+      if (b.transposed) std::reverse(stored.begin(), stored.end());
+      if (it->second->shape != stored) {
+        fail_at(model_.source, hf ? w.hf_name_loc : w.dims_loc,
                 "weight " + quoted(b.file_name) + " has shape " + shape_to_string(it->second->shape) +
-                    " in the file but the model declares " + shape_to_string(b.shape) + " " + dims_text(w));
+                    " in the file but the model declares " + shape_to_string(stored) + " " + dims_text(w) +
+                    (b.transposed ? " transposed" : ""));
       }
-      b.dtype = it->second->dtype;
+      if (b.transposed && stored.size() != 2) {
+        fail_at(model_.source, w.hf_name_loc, "only a matrix can be transposed, but " + quoted(b.file_name) +
+                                                   " has " + std::to_string(stored.size()) + " dimensions");
+      }
+      b.dtype = b.file_dtype = it->second->dtype;
+      // Vector operands (norm gains, biases) are f32 in every kernel contract; files
+      // in f16/bf16 (Hugging Face checkpoints) store them narrow.
+      if (b.shape.size() == 1 && (b.dtype == DType::F16 || b.dtype == DType::BF16)) b.dtype = DType::F32;
     } else if (!w.fallback.empty()) {
       b = fall_back(w, layer, std::move(b));
     } else {
-      fail_at(model_.source, w.file_name_loc,
+      fail_at(model_.source, hf ? w.hf_name_loc : w.file_name_loc,
               "weight " + quoted(b.file_name) + " is not in the weights file " +
                   options_.weights->path() +
                   did_you_mean(b.file_name, hint_candidates(b.file_name, file_names_)));

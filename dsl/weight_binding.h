@@ -20,6 +20,8 @@ struct BoundWeight {
   std::string file_name;   // the tensor that is read: the declared one, or the fallback's
   Shape shape;             // outermost first
   DType dtype = DType::F32;
+  bool transposed = false;  // the file stores it [in, out]: the loader transposes it
+  DType file_dtype = DType::F32;  // differs from dtype for f16/bf16 vectors read as f32
 };
 
 class WeightBindings {

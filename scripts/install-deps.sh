@@ -10,6 +10,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libboost-dev libboost-filesystem-dev
   tao-pegtl-dev
+  nlohmann-json3-dev  # safetensors headers, config.json of Hugging Face model folders
   libgtest-dev libgmock-dev libbenchmark-dev
   # The Vulkan backend: loader and headers, Mesa's lavapipe (a CPU Vulkan device, so
   # the Vulkan tests run anywhere), the validation layer, and glslang for the shaders.

@@ -13,6 +13,7 @@
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/norm.h"
 #include "backends/cpu/ops/rope.h"
+#include "backends/cpu/ops/slice.h"
 
 namespace tessera::cpu {
 namespace {
@@ -58,6 +59,11 @@ constexpr std::array kSpecs = {
     optimised<TSR_OP_ATTENTION, attention_ref, attention_fast>(TSR_DTYPE_F16, "cpu.attention.f16"),
     optimised<TSR_OP_ATTENTION, attention_ref, attention_fast>(TSR_DTYPE_Q8_0, "cpu.attention.q8_0"),
     reference_only<TSR_OP_SCALE, scale_ref>(TSR_DTYPE_F32, "cpu.scale.f32"),
+    reference_only<TSR_OP_GELU_TANH, gelu_tanh_ref>(TSR_DTYPE_F32, "cpu.gelu_tanh.f32"),
+    reference_only<TSR_OP_RELU, relu_ref>(TSR_DTYPE_F32, "cpu.relu.f32"),
+    reference_only<TSR_OP_RELU_SQR, relu_sqr_ref>(TSR_DTYPE_F32, "cpu.relu_sqr.f32"),
+    reference_only<TSR_OP_SOFTCAP, softcap_ref>(TSR_DTYPE_F32, "cpu.softcap.f32"),
+    reference_only<TSR_OP_SLICE, slice_ref>(TSR_DTYPE_F32, "cpu.slice.f32"),
 };
 
 constexpr auto make_descs() {

@@ -45,6 +45,11 @@ constexpr std::array kKernels = {
     kernel<TSR_OP_ATTENTION, attention>(TSR_DTYPE_F32, "vulkan.attention.f32"),
     kernel<TSR_OP_ATTENTION, attention>(TSR_DTYPE_F16, "vulkan.attention.f16"),
     kernel<TSR_OP_SCALE, scale>(TSR_DTYPE_F32, "vulkan.scale.f32"),
+    kernel<TSR_OP_GELU_TANH, gelu_tanh>(TSR_DTYPE_F32, "vulkan.gelu_tanh.f32"),
+    kernel<TSR_OP_RELU, relu>(TSR_DTYPE_F32, "vulkan.relu.f32"),
+    kernel<TSR_OP_RELU_SQR, relu_sqr>(TSR_DTYPE_F32, "vulkan.relu_sqr.f32"),
+    kernel<TSR_OP_SOFTCAP, softcap>(TSR_DTYPE_F32, "vulkan.softcap.f32"),
+    kernel<TSR_OP_SLICE, slice>(TSR_DTYPE_F32, "vulkan.slice.f32"),
 };
 
 }  // namespace

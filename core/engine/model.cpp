@@ -1,5 +1,6 @@
 #include "core/engine/model.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/util/error.h"
@@ -17,6 +18,31 @@ std::vector<std::string> Model::builtin_model_dirs() {
   return dirs;
 }
 
+namespace {
+
+// The model file in `dir` whose `model NAME, ALIAS...` line lists `arch` as an alias
+// (Hugging Face's model_type "phi" is served by phi2.tsr); "" if none. Files that do
+// not parse are skipped here: they are reported when chosen.
+std::string find_by_alias(const fs::path& dir, const std::string& arch) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".tsr") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    try {
+      const auto def = dsl::parse_model_file(f.string());
+      if (std::find(def->aliases.begin(), def->aliases.end(), arch) != def->aliases.end()) return f.string();
+    } catch (const std::exception&) {
+      continue;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string Model::find_architecture(const std::string& arch, const std::vector<std::string>& dirs) {
   std::string tried;
   for (const std::string& d : dirs) {
@@ -24,8 +50,20 @@ std::string Model::find_architecture(const std::string& arch, const std::vector<
     if (fs::is_regular_file(candidate)) return candidate.string();
     tried += "\n  " + candidate.string();
   }
-  throw Error("no model definition for architecture '" + arch + "'; tried:" + tried +
-              "\npass --arch FILE to choose one");
+  for (const std::string& d : dirs) {
+    const std::string by_alias = find_by_alias(d, arch);
+    if (!by_alias.empty()) return by_alias;
+  }
+  throw Error("no model definition for architecture '" + arch + "' (by file name or by a model's alias); tried:" +
+              tried + "\npass --arch FILE to choose one");
+}
+
+const SpmTokenizer& Model::tokenizer() const {
+  if (!tokenizer_) {
+    throw Error(weights_->path() + ": no tokenizer Tessera can read (a Hugging Face tokenizer.json is not "
+                "supported yet); give token ids, or use a GGUF of the model");
+  }
+  return *tokenizer_;
 }
 
 std::unique_ptr<Model> Model::load(const ModelSpec& spec) {
@@ -36,12 +74,13 @@ std::unique_ptr<Model> Model::load(const ModelSpec& spec) {
     m->arch_path_ = spec.arch_path;
     m->arch_reason_ = "given with --arch";
   } else {
-    const MetaValue* arch = m->weights_->find_meta("general.architecture");
+    const std::string key = dsl::architecture_key(*m->weights_);
+    const MetaValue* arch = m->weights_->find_meta(key);
     if (!arch) {
-      throw Error(spec.weights_path + ": no 'general.architecture' in the metadata; pass --arch FILE");
+      throw Error(spec.weights_path + ": no '" + key + "' in the metadata; pass --arch FILE");
     }
     m->arch_path_ = find_architecture(arch->as_string(), spec.model_dirs);
-    m->arch_reason_ = "general.architecture = " + arch->as_string();
+    m->arch_reason_ = key + " = " + arch->as_string();
   }
 
   const auto def = dsl::parse_model_file(m->arch_path_);
@@ -50,6 +89,7 @@ std::unique_ptr<Model> Model::load(const ModelSpec& spec) {
   options.overrides = spec.overrides;
   options.kv_dtype = spec.kv_dtype;
   m->compiled_ = dsl::compile_model(*def, options);
+  if (m->weights_->format() == "hf") return m;  // tokenizer.json is not read yet: token ids only
   m->tokenizer_ = std::make_unique<SpmTokenizer>(SpmTokenizer::from_weight_file(*m->weights_));
   if (m->tokenizer_->n_vocab() > m->compiled_.n_vocab) {
     throw Error(spec.weights_path + ": the tokenizer has " + std::to_string(m->tokenizer_->n_vocab()) +

@@ -30,7 +30,9 @@ class Model {
 
   const WeightFile& weights() const { return *weights_; }
   const dsl::CompiledModel& compiled() const { return compiled_; }
-  const SpmTokenizer& tokenizer() const { return *tokenizer_; }
+  // Throws when the weights carry no tokenizer Tessera reads (Hugging Face folders).
+  const SpmTokenizer& tokenizer() const;
+  bool has_tokenizer() const { return tokenizer_ != nullptr; }
   const std::string& arch_path() const { return arch_path_; }
   // How the architecture file was chosen, for the log ("general.architecture = llama").
   const std::string& arch_reason() const { return arch_reason_; }
@@ -38,7 +40,8 @@ class Model {
   // The model directories tried when no --arch is given: $TESSERA_MODEL_PATH entries
   // are passed by the caller; these are the built-in ones (install and source trees).
   static std::vector<std::string> builtin_model_dirs();
-  // Finds <arch>.tsr in `dirs`; throws listing the directories tried.
+  // Finds <arch>.tsr in `dirs`, else a file whose `model` line lists arch as an alias;
+  // throws listing the directories tried.
   static std::string find_architecture(const std::string& arch, const std::vector<std::string>& dirs);
 
  private:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/tensor/transpose.h"
 #include "core/util/error.h"
 
 namespace tessera {
@@ -69,14 +70,45 @@ void GraphExecutor::place_weights(const WeightFile& weights) {
     if (t.role != TensorRole::Weight) continue;
     const TensorView* view = weights.find_tensor(t.file_name);
     if (!view) throw Error(weights.path() + ": no tensor '" + t.file_name + "' (weight '" + t.name + "')");
-    if (view->dtype != t.dtype || view->shape != t.shape) {
+    Shape stored = t.shape;
+    if (t.transposed) std::reverse(stored.begin(), stored.end());
+    const bool dtype_ok = t.widened ? (view->dtype == DType::F16 || view->dtype == DType::BF16) && t.dtype == DType::F32
+                                    : view->dtype == t.dtype;
+    if (!dtype_ok || view->shape != stored) {
       throw Error(weights.path() + ": tensor '" + t.file_name + "' does not match the compiled graph");
     }
+    const void* data = view->data;
+    uint64_t n_bytes = view->n_bytes;
+    if (t.transposed) data = transposed_copy(*view, weights.path());
+    if (t.widened) {
+      data = widened_copy(*view);
+      n_bytes = static_cast<uint64_t>(view->n_elements()) * sizeof(float);
+    }
     // Kernels only read weights, so handing the read-only mapping to the device is safe.
-    owned_.push_back(DeviceBuffer::wrap_host(device_, const_cast<void*>(view->data), view->n_bytes, t.file_name));
+    owned_.push_back(DeviceBuffer::wrap_host(device_, const_cast<void*>(data), n_bytes, t.file_name));
     placement_[i] = place_in(owned_.back(), 0);
-    weight_bytes_ += view->n_bytes;
+    weight_bytes_ += n_bytes;
   }
+}
+
+// A weight stored [in, out]: the graph reads its transpose, kept for the executor's life.
+const void* GraphExecutor::transposed_copy(const TensorView& view, const std::string& path) {
+  const int64_t block = dtype_block_elems(view.dtype);
+  if (view.shape.size() != 2 || block != 1) {
+    throw Error(path + ": tensor '" + view.name + "' must be a matrix of " +
+                "f32, f16 or bf16 to be transposed, not " + std::string(dtype_name(view.dtype)));
+  }
+  const size_t elem = static_cast<size_t>(view.n_bytes / static_cast<uint64_t>(view.n_elements()));
+  converted_.push_back(transpose_matrix(view.data, view.shape[0], view.shape[1], elem));
+  return converted_.back().data();
+}
+
+// A f16/bf16 vector the graph reads as f32, kept for the executor's life.
+const void* GraphExecutor::widened_copy(const TensorView& view) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(view.n_elements()) * sizeof(float));
+  dequantize_row(view.dtype, view.data, reinterpret_cast<float*>(bytes.data()), view.n_elements());
+  converted_.push_back(std::move(bytes));
+  return converted_.back().data();
 }
 
 void GraphExecutor::allocate_cache() {

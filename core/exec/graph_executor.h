@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/exec/memory_plan.h"
@@ -50,6 +51,8 @@ class GraphExecutor {
   static Placement place_in(const DeviceBuffer& buffer, uint64_t offset);
 
   void place_weights(const WeightFile& weights);
+  const void* transposed_copy(const TensorView& view, const std::string& path);
+  const void* widened_copy(const TensorView& view);
   void allocate_cache();
   void resolve_kernels(const KernelRegistry& registry);
   int64_t resolve_dim(int64_t d, const StepDims& dims) const;
@@ -65,6 +68,8 @@ class GraphExecutor {
   // The registry's plugins (kernel plugins included), kept loaded for kernels_.
   std::vector<std::shared_ptr<const PluginLibrary>> kernel_plugins_;
   std::vector<Placement> placement_;             // per tensor (activations: per step)
+  // Transposed or widened weights; declared before owned_ so the buffers wrapping them go first.
+  std::vector<std::vector<uint8_t>> converted_;
   std::vector<DeviceBuffer> owned_;              // weights, cache, step inputs
   std::map<int, size_t> input_buffer_;           // step input tensor -> index in owned_
   std::unique_ptr<DeviceBuffer> arena_;

@@ -42,6 +42,10 @@ struct GraphTensor {
   Shape shape;
 
   std::string file_name;  // Weight: the tensor's name in the weights file
+  bool transposed = false;  // Weight: the file stores the transpose ([in, out])
+  // Weight: the file stores it f16/bf16 and the graph reads an f32 copy (norm gains and
+  // biases: vector operands are f32 in every kernel contract).
+  bool widened = false;
   StepInput input = StepInput::TokenIds;  // StepInput: what feeds it
   int layer = -1;         // Cache: layer index
   bool is_value = false;  // Cache: false = K, true = V

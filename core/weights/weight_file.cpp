@@ -1,18 +1,25 @@
 // MetaValue accessors and display, WeightFile look-ups, and open_weight_file(): the
-// choice of reader by the file's first bytes.
+// choice of reader by the path (a model folder) or the file's first bytes.
 #include "core/weights/weight_file.h"
 
 #include <charconv>
+#include <filesystem>
 
 #include "core/util/error.h"
 #include "core/util/mapped_file.h"
 #include "core/weights/byte_reader.h"
 #include "core/weights/gguf_reader.h"
 #include "core/weights/gguf_types.h"
+#include "core/weights/hf_folder.h"
 #include "core/weights/llama2c_reader.h"
+#include "core/weights/safetensors_file.h"
 
 namespace tessera {
 namespace {
+
+constexpr const char* kNotAnyFormat =
+    "not a GGUF file, a llama2.c checkpoint, or a safetensors file or config.json of a "
+    "Hugging Face model folder";
 
 constexpr size_t kDisplayArrayItems = 6;
 constexpr size_t kDisplayStringChars = 60;
@@ -31,6 +38,19 @@ std::string kind_of(const MetaValue& v) {
     default:
       return "an array";
   }
+}
+
+// config.json, the shard index, or a file named *.safetensors (even one too broken
+// to recognise by its bytes, so the safetensors reader explains what is wrong).
+bool names_a_folder_file(const std::string& path) {
+  const std::filesystem::path p(path);
+  return p.filename() == kHfConfigName || p.filename() == kHfIndexName ||
+         p.extension() == ".safetensors";
+}
+
+std::string folder_of(const std::string& file_path) {
+  const std::filesystem::path parent = std::filesystem::path(file_path).parent_path();
+  return parent.empty() ? "." : parent.string();
 }
 
 [[noreturn]] void wrong_kind(const MetaValue& v, const std::string& wanted) {
@@ -149,19 +169,24 @@ const TensorView* WeightFile::find_tensor(const std::string& name) const {
 
 std::unique_ptr<WeightFile> open_weight_file(const std::string& path,
                                              const std::string& tokenizer_path) {
+  if (std::filesystem::is_directory(path)) return HfFolder::open(path);
+  if (names_a_folder_file(path) && std::filesystem::exists(path)) {
+    return HfFolder::open(folder_of(path));
+  }
+
   MappedFile file(path);
   if (GgufFile::has_magic(file.bytes())) return GgufFile::open(std::move(file));
+  if (SafetensorsFile::has_signature(file.bytes())) return HfFolder::open(folder_of(path));
 
   Llama2cConfig config;
   const std::string llama2c_problem = read_llama2c_header(file.bytes(), &config);
   if (llama2c_problem.empty()) return Llama2cFile::open(std::move(file), tokenizer_path);
 
-  if (file.size() == 0) {
-    throw Error(path + ": not a GGUF file and not a llama2.c checkpoint (the file is empty)");
-  }
+  const std::string not_any = path + ": " + kNotAnyFormat;
+  if (file.size() == 0) throw Error(not_any + " (the file is empty)");
   const std::string magic = printable_bytes(file.bytes().first(std::min<size_t>(4, file.size())));
-  throw Error(path + ": not a GGUF file and not a llama2.c checkpoint (it starts with '" + magic +
-              "', not 'GGUF'; as a llama2.c checkpoint: " + llama2c_problem + ")");
+  throw Error(not_any + " (it starts with '" + magic + "', not 'GGUF'; as a llama2.c checkpoint: " +
+              llama2c_problem + ")");
 }
 
 }  // namespace tessera

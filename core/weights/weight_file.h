@@ -1,5 +1,6 @@
 // A weights file as the core sees it: typed metadata and named tensors whose bytes
-// stay in the (memory-mapped) file. GGUF, llama2.c and later safetensors implement it.
+// stay in the (memory-mapped) file. GGUF, llama2.c, safetensors files and Hugging
+// Face model folders (config.json + safetensors) implement it.
 #pragma once
 
 #include <cstdint>
@@ -48,8 +49,8 @@ struct TensorView {
 class WeightFile {
  public:
   virtual ~WeightFile() = default;
-  virtual const std::string& path() const = 0;
-  virtual std::string format() const = 0;  // "gguf", "llama2c"
+  virtual const std::string& path() const = 0;  // the file, or the folder for "hf"
+  virtual std::string format() const = 0;  // "gguf", "llama2c", "safetensors", "hf"
   virtual const std::map<std::string, MetaValue>& metadata() const = 0;
   virtual const std::vector<TensorView>& tensors() const = 0;
 
@@ -58,8 +59,11 @@ class WeightFile {
 };
 
 // Opens a weights file, choosing the reader by its magic bytes (GGUF) or, for a
-// llama2.c checkpoint, by the header; `tokenizer_path` is the llama2.c tokenizer
-// (tok512.bin) and is ignored for GGUF. Throws tessera::Error naming the file.
+// llama2.c checkpoint, by the header. A directory, or its config.json,
+// model.safetensors.index.json or a .safetensors file in it (by name or by its
+// header), opens the Hugging Face model folder (HfFolder) of that directory.
+// `tokenizer_path` is the llama2.c tokenizer (tok512.bin) and is ignored for the
+// other formats. Throws tessera::Error naming the file.
 std::unique_ptr<WeightFile> open_weight_file(const std::string& path,
                                              const std::string& tokenizer_path = "");
 

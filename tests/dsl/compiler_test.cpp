@@ -223,7 +223,8 @@ TEST(CompileLlama, LabelsNodesWithTheirStatementAndLayer) {
   const dsl::CompiledModel m = compile_llama(file);
   const auto ropes = nodes_of(m.graph, OpKind::Rope);
   EXPECT_EQ(ropes[6]->label,
-            "layer 3: q = rope(linear(h, wq[i]), heads: n_heads, dims: n_rot, theta: rope_theta)");
+            "layer 3: q = rope(linear(h, wq[i]), heads: n_heads, dims: n_rot, theta: rope_theta, "
+            "scale: 1.0 / rope_scale, pairing: if(hf, neox, interleaved))");
   EXPECT_EQ(m.graph.nodes().front().label, "x = embed(tok_embd)");
   EXPECT_EQ(m.graph.nodes().back().label, "logits = linear(rms_norm(x, out_norm, eps: norm_eps), output)");
   EXPECT_EQ(m.graph.tensor(ropes[6]->output).name, "blk.3.q");

@@ -13,16 +13,21 @@ namespace tessera::test {
 
 class FakeWeightFile : public WeightFile {
  public:
-  explicit FakeWeightFile(std::string path = "fake.gguf") : path_(std::move(path)) {}
+  // `format` is what format() reports: "gguf", or "hf" to stand for a Hugging Face
+  // folder (the DSL then reads hf: names and keys).
+  explicit FakeWeightFile(std::string path = "fake.gguf", std::string format = "gguf")
+      : path_(std::move(path)), format_(std::move(format)) {}
 
   const std::string& path() const override { return path_; }
-  std::string format() const override { return "gguf"; }
+  std::string format() const override { return format_; }
   const std::map<std::string, MetaValue>& metadata() const override { return meta_; }
   const std::vector<TensorView>& tensors() const override { return tensors_; }
 
   // GGUF integers are unsigned 32-bit; readers widen them to uint64.
   void set_uint(const std::string& key, uint64_t v) { set(key, v, 4); }
   void set_float(const std::string& key, double v) { set(key, v, 6); }
+  // A config.json integer: signed, with no GGUF type code.
+  void set_int(const std::string& key, int64_t v) { set(key, v, -1); }
   void set_string(const std::string& key, const std::string& v) { set(key, v, 8); }
   void add_tensor(const std::string& name, std::vector<int64_t> shape, DType dtype = DType::F32) {
     TensorView t;
@@ -46,6 +51,7 @@ class FakeWeightFile : public WeightFile {
   }
 
   std::string path_;
+  std::string format_;
   std::map<std::string, MetaValue> meta_;
   std::vector<TensorView> tensors_;
 };

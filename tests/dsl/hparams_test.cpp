@@ -50,7 +50,7 @@ TEST(HParams, RecordTheResolvedMetadataKeyOfEachMetaDefinition) {
   EXPECT_EQ(hparam(m, "d_model").meta_key, "llama.embedding_length");
   EXPECT_EQ(hparam(m, "n_kv_heads").meta_key, "llama.attention.head_count_kv");
   EXPECT_EQ(hparam(m, "n_vocab").meta_key, "");
-  EXPECT_EQ(hparam(m, "head_dim").meta_key, "");
+  EXPECT_EQ(hparam(m, "head_dim").meta_key, "llama.attention.key_length");  // the file lacks it: a default
 }
 
 TEST(HParams, ResolveArchToTheFilesArchitecture) {

@@ -1,5 +1,5 @@
 // Table-driven reject tests: a model text, optional --set overrides, and the exact
-// diagnostic that parsing and compiling it (without a weights file) must produce.
+// diagnostic that parsing and compiling it (without a weights file, or with one) must produce.
 #pragma once
 
 #include <map>
@@ -22,11 +22,13 @@ struct RejectCase {
 // gtest prints a failing case by its name (not as raw bytes).
 inline void PrintTo(const RejectCase& c, std::ostream* out) { *out << c.name; }
 
-// The full diagnostic of parsing and compiling `c` as "bad.tsr", or "accepted".
-inline std::string diagnose(const RejectCase& c) {
+// The full diagnostic of parsing and compiling `c` as "bad.tsr" (against `weights`
+// when given), or "accepted".
+inline std::string diagnose(const RejectCase& c, const WeightFile* weights = nullptr) {
   try {
     const auto model = dsl::parse_model(c.source, "bad.tsr");
     dsl::CompileOptions options;
+    options.weights = weights;
     options.overrides = c.overrides;
     dsl::compile_model(*model, options);
     return "accepted";

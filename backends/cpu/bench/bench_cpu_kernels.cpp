@@ -162,7 +162,7 @@ void BM_DecodeAttention(benchmark::State& state) {
   const int context = static_cast<int>(state.range(0));
   CpuDevice device(static_cast<int>(state.range(1)));
   const int block = 16, n_blocks = (context + block - 1) / block;
-  tsr_attention_params p{32, 4, 64, block, 1, n_blocks, 0.125f, 0, 0.0f};
+  tsr_attention_params p{32, 4, 64, block, 1, n_blocks, 0.125f, 0, 0.0f, 0.0f};
   BenchTensor q = make_tensor(TSR_DTYPE_F32, 1, 32 * 64, 1);
   BenchTensor k = make_tensor(TSR_DTYPE_F16, n_blocks * block, 4 * 64, 2);
   BenchTensor v = make_tensor(TSR_DTYPE_F16, n_blocks * block, 4 * 64, 3);

@@ -25,6 +25,9 @@ void check_params(const tsr_attention_params& p) {
   if (p.window < 0) fail(kOp, "window must be >= 0, got " + std::to_string(p.window));
   if (!(p.softcap >= 0.0f)) fail(kOp, "softcap must be >= 0, got " + std::to_string(p.softcap));
   if (!std::isfinite(p.scale)) fail(kOp, "scale must be finite");
+  if (!(p.alibi_max_bias >= 0.0f) || !std::isfinite(p.alibi_max_bias)) {
+    fail(kOp, "alibi_max_bias must be >= 0 and finite, got " + std::to_string(p.alibi_max_bias));
+  }
 }
 
 void check_cache(const TensorView& c, const char* role, const tsr_attention_params& p,
@@ -82,6 +85,15 @@ float cache_elem(const TensorView& cache, int64_t row, int64_t d) {
 }
 
 }  // namespace
+
+double alibi_slope(const tsr_attention_params& p, int head) {
+  if (p.alibi_max_bias == 0.0f) return 0.0;
+  int n2 = 1;  // the largest power of two <= n_heads
+  while (2 * n2 <= p.n_heads) n2 *= 2;
+  const double b = p.alibi_max_bias;
+  if (head < n2) return std::exp2(-b * (head + 1) / n2);
+  return std::exp2(-b * (2 * (head - n2) + 1) / (2.0 * n2));
+}
 
 int64_t AttentionArgs::first_key(int64_t t) const {
   const int64_t position = pos.as<const int32_t>()[t];
@@ -147,6 +159,7 @@ void attention_ref(CpuDevice&, const tsr_op_call& call) {
     for (int h = 0; h < a.p.n_heads; ++h) {
       const float* q = a.q.row<const float>(t) + static_cast<int64_t>(h) * hd;  // [head_dim]
       const int64_t kv_col = static_cast<int64_t>(h / a.group) * hd;  // KV head's first column
+      const double slope = alibi_slope(a.p, h);
       // Pass 1: scores and their maximum.
       double max_score = -INFINITY;
       for (int64_t p = first; p <= last; ++p) {
@@ -155,6 +168,7 @@ void attention_ref(CpuDevice&, const tsr_op_call& call) {
         for (int d = 0; d < hd; ++d) dot += static_cast<double>(q[d]) * cache_elem(a.k_cache, row, kv_col + d);
         double s = dot * a.p.scale;
         if (a.p.softcap > 0.0f) s = a.p.softcap * std::tanh(s / a.p.softcap);
+        s += slope * static_cast<double>(p - last);  // ALiBi: 0 for the token's own key
         scores[p - first] = s;
         max_score = std::max(max_score, s);
       }

@@ -28,13 +28,20 @@ struct AttentionArgs {
 // Validates shapes, dtypes and params, and every block-table entry a token will read.
 AttentionArgs check_attention(const tsr_op_call& call);
 
-// Reference: for each token and head, scores s_p = scale * q.k_p (softcapped:
-// c * tanh(s / c)) over positions first_key..pos, a two-pass softmax in double, and
-// out = sum_p softmax_p * v_p. The oracle.
+// The ALiBi slope of query head `head` (0 without ALiBi): with n2 the largest power of
+// two <= n_heads and b = alibi_max_bias, 2^(-b (head + 1) / n2) for head < n2, else
+// 2^(-b (2 (head - n2) + 1) / (2 n2)).
+double alibi_slope(const tsr_attention_params& p, int head);
+
+// Reference: for each token and head, scores s_p = scale * q.k_p, softcapped
+// (c * tanh(s / c)), plus the ALiBi bias slope(head) * (p - pos), over positions
+// first_key..pos; a two-pass softmax in double, and out = sum_p softmax_p * v_p.
+// The oracle.
 void attention_ref(CpuDevice& device, const tsr_op_call& call);
 
 // Optimised, multithreaded over (token, KV head): every query head of a GQA group reads
-// each K/V row once; keys in chunks with an online softmax. out may be q.
+// each K/V row once; keys in chunks with an online softmax. The same scores as the
+// reference (softcap, then ALiBi), in f32. out may be q.
 void attention_fast(CpuDevice& device, const tsr_op_call& call);
 
 }  // namespace tessera::cpu

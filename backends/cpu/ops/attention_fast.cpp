@@ -3,7 +3,7 @@
 // dequantised from q8_0) once for all of them. Keys go in chunks with a running max and
 // sum per head (online softmax). When there are fewer (token, KV head) pairs than
 // threads (decode), each token's keys are split across tasks and the partial softmaxes
-// merged (split-KV).
+// merged (split-KV). ALiBi adds slope(head) * (key - pos) to each score.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -130,8 +130,16 @@ struct Scratch {
 struct Problem {
   const AttentionArgs& a;
   CacheView k, v;
-  int64_t splits;  // key-range parts per (token, KV head)
+  int64_t splits;             // key-range parts per (token, KV head)
+  std::vector<float> slopes;  // [n_heads] ALiBi slopes; empty without ALiBi
 };
+
+std::vector<float> alibi_slopes(const tsr_attention_params& p) {
+  std::vector<float> slopes;
+  if (p.alibi_max_bias == 0.0f) return slopes;
+  for (int h = 0; h < p.n_heads; ++h) slopes.push_back(static_cast<float>(alibi_slope(p, h)));
+  return slopes;
+}
 
 // Attends the group of query heads on `kv_head` of token t to keys [key_begin, key_end);
 // leaves acc, max and sum in the scratch (max = -inf and sum = 0 for an empty range).
@@ -141,6 +149,10 @@ void attend_range(const Problem& pb, int64_t t, int kv_head, int64_t key_begin, 
   const int64_t hd = a.p.head_dim;
   const int g_count = a.group;
   const float softcap = a.p.softcap;
+  const int64_t position = a.pos.as<const int32_t>()[t];
+  // ALiBi slopes of the group's query heads kv_head * group + g; null without ALiBi.
+  const float* slopes =
+      pb.slopes.empty() ? nullptr : pb.slopes.data() + static_cast<int64_t>(kv_head) * g_count;
   for (int g = 0; g < g_count; ++g) {
     const float* q = a.q.row<const float>(t) + (static_cast<int64_t>(kv_head) * g_count + g) * hd;
     for (int64_t d = 0; d < hd; ++d) s.q[g * hd + d] = q[d] * a.p.scale;
@@ -159,6 +171,7 @@ void attend_range(const Problem& pb, int64_t t, int kv_head, int64_t key_begin, 
       for (int g = 0; g < g_count; ++g) {
         float score = dot(s.q.data() + g * hd, k, hd);
         if (softcap > 0.0f) score = softcap * std::tanh(score / softcap);
+        if (slopes) score += slopes[g] * static_cast<float>(p0 + j - position);
         s.scores[g * kKeyChunk + j] = score;
       }
     }
@@ -270,7 +283,7 @@ void attention_split(ThreadPool& pool, const Problem& pb) {
 void attention_fast(CpuDevice& device, const tsr_op_call& call) {
   const AttentionArgs a = check_attention(call);
   const Problem pb{a, CacheView(a.k_cache, a.p.head_dim), CacheView(a.v_cache, a.p.head_dim),
-                   choose_splits(a, device.n_threads())};
+                   choose_splits(a, device.n_threads()), alibi_slopes(a.p)};
   if (pb.splits > 1) {
     attention_split(device.pool(), pb);
     return;

@@ -2,6 +2,8 @@
 #include "backends/cpu/ops/elementwise.h"
 
 #include <cmath>
+#include <numbers>
+#include <string>
 
 namespace tessera::cpu {
 namespace {
@@ -76,6 +78,39 @@ void scale_ref(CpuDevice&, const tsr_op_call& call) {
   const Unary u = check_unary(call, "scale");
   const float s = params_of<tsr_scale_params>(call, "scale").scale;
   for (int64_t i = 0; i < u.n; ++i) u.out[i] = u.x[i] * s;
+}
+
+// The activations below are evaluated in double and rounded once, so the oracle's only
+// error is that rounding.
+void gelu_tanh_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "gelu_tanh");
+  const double sqrt_2_over_pi = std::sqrt(2.0 / std::numbers::pi);
+  for (int64_t i = 0; i < u.n; ++i) {
+    const double x = u.x[i];
+    u.out[i] = static_cast<float>(0.5 * x * (1.0 + std::tanh(sqrt_2_over_pi * (x + 0.044715 * x * x * x))));
+  }
+}
+
+void relu_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "relu");
+  for (int64_t i = 0; i < u.n; ++i) u.out[i] = u.x[i] > 0.0f ? u.x[i] : 0.0f;
+}
+
+void relu_sqr_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "relu_sqr");
+  for (int64_t i = 0; i < u.n; ++i) {
+    const double r = u.x[i] > 0.0f ? u.x[i] : 0.0f;
+    u.out[i] = static_cast<float>(r * r);
+  }
+}
+
+void softcap_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "softcap");
+  const double cap = params_of<tsr_scale_params>(call, "softcap").scale;
+  if (!(cap > 0.0) || !std::isfinite(cap)) {
+    fail("softcap", "scale must be positive and finite, got " + std::to_string(cap));
+  }
+  for (int64_t i = 0; i < u.n; ++i) u.out[i] = static_cast<float>(cap * std::tanh(u.x[i] / cap));
 }
 
 void swiglu_ref(CpuDevice&, const tsr_op_call& call) {

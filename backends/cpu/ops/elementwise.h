@@ -1,6 +1,7 @@
 // Element-wise f32 kernels: ADD and MUL (b of a's shape, or b [C] broadcast over the
-// rows of a), SILU, GELU, SWIGLU (gate, up) and SCALE. Output has the shape of input 0
-// and may be any input (in place).
+// rows of a), SWIGLU (gate, up), and the one-input SILU, GELU, GELU_TANH, RELU,
+// RELU_SQR, SCALE and SOFTCAP. Output has the shape of input 0 and may be any input
+// (in place).
 #pragma once
 
 #include "backends/cpu/ops/tensor_args.h"
@@ -13,5 +14,11 @@ void silu_ref(CpuDevice& device, const tsr_op_call& call);    // out = x * sigmo
 void gelu_ref(CpuDevice& device, const tsr_op_call& call);    // out = 0.5 x (1 + erf(x / sqrt 2))
 void swiglu_ref(CpuDevice& device, const tsr_op_call& call);  // out = silu(gate) * up
 void scale_ref(CpuDevice& device, const tsr_op_call& call);   // out = x * params.scale
+// out = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+void gelu_tanh_ref(CpuDevice& device, const tsr_op_call& call);
+void relu_ref(CpuDevice& device, const tsr_op_call& call);      // out = max(x, 0)
+void relu_sqr_ref(CpuDevice& device, const tsr_op_call& call);  // out = max(x, 0)^2
+// out = c tanh(x / c) with c = params.scale (tsr_scale_params); fails unless c > 0.
+void softcap_ref(CpuDevice& device, const tsr_op_call& call);
 
 }  // namespace tessera::cpu

@@ -1,5 +1,7 @@
-// Normalisation kernels over the last dimension, f32: RMS_NORM and LAYER_NORM with
-// x [N, C], w [C] (optional bias b [C] for layer norm), out [N, C], tsr_norm_params.
+// Normalisation kernels, f32: RMS_NORM and LAYER_NORM with x [N, C], w [G] (and the
+// optional layer-norm bias b [G]), out [N, C], tsr_norm_params. Each run of G = group
+// columns (the whole row of C when group is 0) is normalised on its own: per-head
+// QK-norm is group = head_dim.
 #pragma once
 
 #include "backends/cpu/ops/tensor_args.h"

@@ -2,23 +2,17 @@
 // large positions.
 #include "backends/cpu/ops/rope.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 namespace tessera::cpu {
 namespace {
-constexpr const char* kOp = "rope";
-}
 
-void rope_ref(CpuDevice&, const tsr_op_call& call) {
-  expect_input_count(call, 2, 2, kOp);
-  const TensorView x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
-  const TensorView pos = input(call, 1, kOp, "pos");  // [T] i32
-  const TensorView out = output(call, kOp);           // [T, n_heads * head_dim]
-  const auto& p = params_of<tsr_rope_params>(call, kOp);
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+constexpr const char* kOp = "rope";
+
+void check_params(const tsr_rope_params& p) {
   if (p.n_heads <= 0 || p.head_dim <= 0) {
     fail(kOp, "n_heads " + std::to_string(p.n_heads) + " and head_dim " +
                   std::to_string(p.head_dim) + " must be positive");
@@ -30,6 +24,49 @@ void rope_ref(CpuDevice&, const tsr_op_call& call) {
   if (p.pairing != TSR_ROPE_INTERLEAVED && p.pairing != TSR_ROPE_NEOX) {
     fail(kOp, "unknown pairing " + std::to_string(p.pairing));
   }
+  if (!(p.ext_factor >= 0.0f)) fail(kOp, "ext_factor must be >= 0, got " + std::to_string(p.ext_factor));
+  if (p.ext_factor > 0.0f &&
+      !(p.theta > 1.0f && p.freq_scale > 0.0f && p.beta_fast > 0.0f && p.beta_slow > 0.0f && p.n_ctx_orig > 0)) {
+    fail(kOp, "YaRN needs theta > 1, freq_scale > 0, beta_fast > 0, beta_slow > 0 and n_ctx_orig > 0");
+  }
+}
+
+// What YaRN changes for each pair: the weight of the original (unscaled) angle, and
+// the factor on cos and sin. Without YaRN every weight is 0 and the factor 1.
+struct YarnMix {
+  std::vector<double> ramp;  // [n_rot / 2]
+  double magnitude = 1.0;
+};
+
+YarnMix yarn_mix(const tsr_rope_params& p) {
+  YarnMix mix{std::vector<double>(static_cast<size_t>(p.n_rot / 2), 0.0), 1.0};
+  if (p.ext_factor == 0.0f) return mix;
+  // d(b): the pair index that turns b times over n_ctx_orig tokens.
+  const auto pair_turning = [&](double b) {
+    return p.n_rot * std::log(p.n_ctx_orig / (2.0 * std::numbers::pi * b)) / (2.0 * std::log(double{p.theta}));
+  };
+  const double low = std::max(0.0, std::floor(pair_turning(p.beta_fast)));
+  const double high = std::min(p.n_rot - 1.0, std::ceil(pair_turning(p.beta_slow)));
+  for (size_t i = 0; i < mix.ramp.size(); ++i) {
+    const double y = (static_cast<double>(i) - low) / std::max(0.001, high - low);
+    mix.ramp[i] = p.ext_factor * (1.0 - std::clamp(y, 0.0, 1.0));
+  }
+  mix.magnitude = p.attn_factor * (1.0 + 0.1 * std::log(1.0 / p.freq_scale));
+  return mix;
+}
+
+}  // namespace
+
+void rope_ref(CpuDevice&, const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  const TensorView x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
+  const TensorView pos = input(call, 1, kOp, "pos");  // [T] i32
+  const TensorView out = output(call, kOp);           // [T, n_heads * head_dim]
+  const auto& p = params_of<tsr_rope_params>(call, kOp);
+  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
+  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
+  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  check_params(p);
   const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
   if (x.cols() != width) {
     fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_heads * head_dim = " +
@@ -42,6 +79,7 @@ void rope_ref(CpuDevice&, const tsr_op_call& call) {
   const int half = p.n_rot / 2;
   std::vector<double> inv_freq(static_cast<size_t>(half));  // theta^(-2i / n_rot)
   for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(static_cast<double>(p.theta), -2.0 * i / p.n_rot);
+  const YarnMix yarn = yarn_mix(p);
 
   const int32_t* positions = pos.as<const int32_t>();
   for (int64_t t = 0; t < n_tokens; ++t) {
@@ -54,8 +92,12 @@ void rope_ref(CpuDevice&, const tsr_op_call& call) {
         // The two dims of pair i, by pairing.
         const int ia = p.pairing == TSR_ROPE_NEOX ? i : 2 * i;
         const int ib = p.pairing == TSR_ROPE_NEOX ? i + half : 2 * i + 1;
-        const double angle = scaled_pos * inv_freq[i];
-        const double c = std::cos(angle), s = std::sin(angle);
+        double angle = scaled_pos * inv_freq[i];
+        if (yarn.ramp[i] != 0.0) {  // only with YaRN: keeps ext_factor 0 bit-identical
+          const double original = static_cast<double>(positions[t]) * inv_freq[i];
+          angle = angle * (1.0 - yarn.ramp[i]) + original * yarn.ramp[i];
+        }
+        const double c = std::cos(angle) * yarn.magnitude, s = std::sin(angle) * yarn.magnitude;
         const double a = v[ia], b = v[ib];
         o[ia] = static_cast<float>(a * c - b * s);
         o[ib] = static_cast<float>(a * s + b * c);

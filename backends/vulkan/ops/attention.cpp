@@ -21,6 +21,7 @@ struct Push {  // attention.comp
   uint32_t n_tokens, n_heads, n_kv_heads, block_size, n_seqs, max_blocks, n_cache_blocks, window;
   float scale, softcap;
   uint32_t call_id;
+  float alibi_max_bias;
 };
 
 void check_params(const tsr_attention_params& p) {
@@ -35,6 +36,9 @@ void check_params(const tsr_attention_params& p) {
   if (p.window < 0) fail(kOp, "window must be >= 0, got " + std::to_string(p.window));
   if (!(p.softcap >= 0.0f)) fail(kOp, "softcap must be >= 0, got " + std::to_string(p.softcap));
   if (!std::isfinite(p.scale)) fail(kOp, "scale must be finite");
+  if (!(p.alibi_max_bias >= 0.0f) || !std::isfinite(p.alibi_max_bias)) {
+    fail(kOp, "alibi_max_bias must be >= 0 and finite, got " + std::to_string(p.alibi_max_bias));
+  }
   if (p.head_dim > kMaxHeadDim) {
     fail(kOp, "head_dim " + std::to_string(p.head_dim) + " exceeds the Vulkan kernel's " +
                   std::to_string(kMaxHeadDim));
@@ -110,7 +114,7 @@ void attention(VulkanDevice& device, const tsr_op_call& call) {
                   static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.n_kv_heads),
                   static_cast<uint32_t>(p.block_size), static_cast<uint32_t>(p.n_seqs),
                   static_cast<uint32_t>(p.max_blocks_per_seq), static_cast<uint32_t>(n_cache_blocks),
-                  static_cast<uint32_t>(p.window), p.scale, p.softcap, device.next_call_id()};
+                  static_cast<uint32_t>(p.window), p.scale, p.softcap, device.next_call_id(), p.alibi_max_bias};
   const uint64_t groups = static_cast<uint64_t>(n_tokens) * static_cast<uint64_t>(p.n_heads);
   const std::vector<uint32_t> spec = {kGroup, static_cast<uint32_t>(k_cache.dtype), static_cast<uint32_t>(p.head_dim)};
   device.dispatch(make_dispatch(ShaderId::attention, spec, push, grid_for(device, groups, kOp)),

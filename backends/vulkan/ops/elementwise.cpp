@@ -1,5 +1,8 @@
-// Element-wise ops on f32: ADD, MUL and SWIGLU (binary.comp), SILU, GELU and SCALE
-// (unary.comp); one invocation per element.
+// Element-wise ops on f32: ADD, MUL and SWIGLU (binary.comp), SILU, GELU, SCALE,
+// GELU_TANH, RELU, RELU_SQR and SOFTCAP (unary.comp); one invocation per element.
+#include <cmath>
+#include <string>
+
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
@@ -9,7 +12,8 @@ namespace tessera::vulkan {
 namespace {
 
 enum BinaryOp : uint32_t { kAdd = 0, kMul = 1, kSwiglu = 2 };
-enum UnaryOp : uint32_t { kSilu = 0, kGelu = 1, kScale = 2 };
+// unary.comp's OP specialisation constant.
+enum UnaryOp : uint32_t { kSilu = 0, kGelu = 1, kScale = 2, kGeluTanh = 3, kRelu = 4, kReluSqr = 5, kSoftcap = 6 };
 
 struct BinaryPush {  // binary.comp
   VkDeviceAddress a, b, out;
@@ -82,6 +86,20 @@ void gelu(VulkanDevice& device, const tsr_op_call& call) { unary(device, call, "
 void scale(VulkanDevice& device, const tsr_op_call& call) {
   const float factor = params_of<tsr_scale_params>(call, "scale").scale;
   unary(device, call, "scale", kScale, factor);
+}
+
+void gelu_tanh(VulkanDevice& device, const tsr_op_call& call) { unary(device, call, "gelu_tanh", kGeluTanh, 1.0f); }
+
+void relu(VulkanDevice& device, const tsr_op_call& call) { unary(device, call, "relu", kRelu, 1.0f); }
+
+void relu_sqr(VulkanDevice& device, const tsr_op_call& call) { unary(device, call, "relu_sqr", kReluSqr, 1.0f); }
+
+void softcap(VulkanDevice& device, const tsr_op_call& call) {
+  const float cap = params_of<tsr_scale_params>(call, "softcap").scale;
+  if (!(cap > 0.0f) || !std::isfinite(cap)) {
+    fail("softcap", "scale must be positive and finite, got " + std::to_string(cap));
+  }
+  unary(device, call, "softcap", kSoftcap, cap);
 }
 
 }  // namespace tessera::vulkan

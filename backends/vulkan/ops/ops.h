@@ -19,6 +19,11 @@ void swiglu(VulkanDevice& device, const tsr_op_call& call);      // binary.comp
 void silu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
 void gelu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
 void scale(VulkanDevice& device, const tsr_op_call& call);       // unary.comp
+void gelu_tanh(VulkanDevice& device, const tsr_op_call& call);   // unary.comp
+void relu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
+void relu_sqr(VulkanDevice& device, const tsr_op_call& call);    // unary.comp
+void softcap(VulkanDevice& device, const tsr_op_call& call);     // unary.comp
+void slice(VulkanDevice& device, const tsr_op_call& call);       // slice.comp
 void rope(VulkanDevice& device, const tsr_op_call& call);        // rope.comp
 void kv_write(VulkanDevice& device, const tsr_op_call& call);    // kv_write.comp
 void attention(VulkanDevice& device, const tsr_op_call& call);   // attention.comp

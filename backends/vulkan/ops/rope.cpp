@@ -1,5 +1,8 @@
 // ROPE: x, out [T, n_heads * head_dim] f32, pos [T] i32; one invocation per element.
+// YaRN's per-pair ramp bounds and magnitude are computed here, in double, once per call.
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
@@ -16,7 +19,27 @@ struct Push {  // rope.comp
   uint32_t n_tokens, n_heads, head_dim, n_rot, neox;
   float freq_scale;
   float log2_theta_step;
+  float ext_factor;
+  float yarn_low, yarn_high;
+  float magnitude;
 };
+
+// YaRN's ramp bounds (pair indices) and cos/sin factor; none without YaRN.
+struct Yarn {
+  float low = 0.0f, high = 0.0f, magnitude = 1.0f;
+};
+
+Yarn yarn_terms(const tsr_rope_params& p) {
+  if (p.ext_factor == 0.0f) return {};
+  // d(b): the pair index that turns b times over n_ctx_orig tokens.
+  const auto pair_turning = [&](double b) {
+    return p.n_rot * std::log(p.n_ctx_orig / (2.0 * std::numbers::pi * b)) / (2.0 * std::log(double{p.theta}));
+  };
+  const double low = std::max(0.0, std::floor(pair_turning(p.beta_fast)));
+  const double high = std::min(p.n_rot - 1.0, std::ceil(pair_turning(p.beta_slow)));
+  const double magnitude = p.attn_factor * (1.0 + 0.1 * std::log(1.0 / p.freq_scale));
+  return {static_cast<float>(low), static_cast<float>(high), static_cast<float>(magnitude)};
+}
 
 void check_params(const tsr_rope_params& p) {
   if (p.n_heads <= 0 || p.head_dim <= 0) {
@@ -29,6 +52,11 @@ void check_params(const tsr_rope_params& p) {
   }
   if (p.pairing != TSR_ROPE_INTERLEAVED && p.pairing != TSR_ROPE_NEOX) {
     fail(kOp, "unknown pairing " + std::to_string(p.pairing));
+  }
+  if (!(p.ext_factor >= 0.0f)) fail(kOp, "ext_factor must be >= 0, got " + std::to_string(p.ext_factor));
+  if (p.ext_factor > 0.0f &&
+      !(p.theta > 1.0f && p.freq_scale > 0.0f && p.beta_fast > 0.0f && p.beta_slow > 0.0f && p.n_ctx_orig > 0)) {
+    fail(kOp, "YaRN needs theta > 1, freq_scale > 0, beta_fast > 0, beta_slow > 0 and n_ctx_orig > 0");
   }
 }
 
@@ -55,9 +83,11 @@ void rope(VulkanDevice& device, const tsr_op_call& call) {
   // Frequencies theta^(-2i / n_rot) = exp2(-i * step): the step is formed in double so
   // the shader's error stays that of one exp2.
   const double step = p.n_rot > 0 ? 2.0 * std::log2(static_cast<double>(p.theta)) / p.n_rot : 0.0;
+  const Yarn yarn = yarn_terms(p);
   const Push push{x.address, pos.address, out.address, static_cast<uint32_t>(n_tokens),
                   static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.head_dim), static_cast<uint32_t>(p.n_rot),
-                  p.pairing == TSR_ROPE_NEOX ? 1u : 0u, p.freq_scale, static_cast<float>(step)};
+                  p.pairing == TSR_ROPE_NEOX ? 1u : 0u, p.freq_scale, static_cast<float>(step),
+                  p.ext_factor, yarn.low, yarn.high, yarn.magnitude};
   const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(x.elements()), kElementwiseGroup), kOp);
   device.dispatch(make_dispatch(ShaderId::rope, {kElementwiseGroup}, push, grid));
 }

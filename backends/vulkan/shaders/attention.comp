@@ -4,8 +4,10 @@
 //   [n_seqs, max_blocks]; out [T, n_heads * HEAD_DIM] f32.
 // Token t of sequence seq[t] attends to positions first..pos[t] (first = 0, or
 // pos - window + 1), found through its block table; query head h reads KV head
-// h / (n_heads / n_kv_heads). Keys are taken WG at a time, one per invocation, with an
-// online softmax; each invocation then accumulates its share of the HEAD_DIM outputs.
+// h / (n_heads / n_kv_heads). Score = scale q.k, softcapped, plus the ALiBi bias
+// slope(h) * (key - pos) when alibi_max_bias > 0. Keys are taken WG at a time, one per
+// invocation, with an online softmax; each invocation then accumulates its share of the
+// HEAD_DIM outputs.
 // Bad sequence ids, positions or block-table entries are reported (the row becomes 0).
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -38,6 +40,7 @@ layout(push_constant) uniform Push {
   float scale;
   float softcap;  // 0: none
   uint call_id;
+  float alibi_max_bias;  // 0: none
 } p;
 
 shared float q_sh[HEAD_DIM];
@@ -48,10 +51,13 @@ float cache_at(HalfRef cache, uint i) {
   return DTYPE == DTYPE_F16 ? half_at(cache, i) : FloatRef(cache).v[i];
 }
 
-// tanh without the overflow of exp(2x) for large |x|.
-float stable_tanh(float x) {
-  const float e = exp(-2.0 * abs(x));
-  return sign(x) * (1.0 - e) / (1.0 + e);
+// ALiBi slope of query head h: n2 is the largest power of two <= n_heads, b the max bias;
+// 2^(-b (h + 1) / n2) for h < n2, else 2^(-b (2 (h - n2) + 1) / (2 n2)).
+float alibi_slope(uint h) {
+  if (p.alibi_max_bias == 0.0) return 0.0;
+  const uint n2 = 1u << uint(findMSB(p.n_heads));
+  const float b = p.alibi_max_bias;
+  return h < n2 ? exp2(-b * float(h + 1u) / float(n2)) : exp2(-b * float(2u * (h - n2) + 1u) / float(2u * n2));
 }
 
 void main() {
@@ -86,6 +92,7 @@ void main() {
   barrier();
 
   const int first = p.window > 0u ? max(0, position - int(p.window) + 1) : 0;
+  const float slope = alibi_slope(h);
   const uint table = uint(s) * p.max_blocks;
   float running_max = NEG_INF;
   float total = 0.0;
@@ -108,6 +115,7 @@ void main() {
         for (uint d = 0u; d < HEAD_DIM; ++d) dot_qk += q_sh[d] * cache_at(p.k_cache, k_base + d);
         score = dot_qk * p.scale;
         if (p.softcap > 0.0) score = p.softcap * stable_tanh(score / p.softcap);
+        score += slope * float(key - position);
       }
     }
     score_sh[tid] = score;

@@ -37,6 +37,12 @@ const uint DTYPE_Q8_0 = 3u;
 // Workgroups beyond 65535 in x are folded into y; this is the flat workgroup index.
 uint flat_group_id() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
+// tanh without the overflow of exp(2x) for large |x| (GLSL's tanh may form it).
+float stable_tanh(float x) {
+  const float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
 float half_at(HalfRef r, uint i) { return unpackHalf2x16(uint(r.v[i])).x; }
 float bf16_at(HalfRef r, uint i) { return uintBitsToFloat(uint(r.v[i]) << 16); }
 

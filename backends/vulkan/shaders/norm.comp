@@ -2,7 +2,8 @@
 // one workgroup per row, sums reduced in shared memory.
 //   rms:   out = x / sqrt(mean(x^2) + eps) * g
 //   layer: out = (x - mean) / sqrt(var + eps) * g + b
-// with g = w, or 1 + w when weight_plus_one is set.
+// with g = w, or 1 + w when weight_plus_one is set. A grouped norm (tsr_norm_params.group)
+// arrives as the rows of its groups: rows = N * C / group, cols = group.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"

@@ -1,6 +1,9 @@
 // ROPE: x, out [T, n_heads * head_dim] f32, pos i32 [T]. The first n_rot dims of every
 // head are rotated in pairs (interleaved: (2i, 2i+1); neox: (i, i + n_rot/2)) by the
-// angle pos * freq_scale * theta^(-2i / n_rot); the other dims are copied.
+// angle pos * freq_scale * theta^(-2i / n_rot); the other dims are copied. With YaRN
+// (ext_factor > 0) pair i's angle is mixed with the unscaled pos * theta^(-2i / n_rot)
+// by ramp(i) = ext_factor * (1 - clamp((i - low) / max(0.001, high - low), 0, 1)), and
+// cos and sin are scaled by `magnitude` (low, high and magnitude come from the host).
 // One invocation per output element.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -19,9 +22,23 @@ layout(push_constant) uniform Push {
   uint neox;
   float freq_scale;
   float log2_theta_step;  // 2 * log2(theta) / n_rot, computed on the host in double
+  float ext_factor;       // 0: no YaRN, and the three below are unused
+  float yarn_low;
+  float yarn_high;
+  float magnitude;
 } p;
 
 const float TWO_PI = 6.28318530717958648;
+
+// The angle of pair i at position `position`.
+float pair_angle(uint i, int position) {
+  const float inv_freq = exp2(-float(i) * p.log2_theta_step);
+  const float interpolated = float(position) * p.freq_scale * inv_freq;
+  if (p.ext_factor == 0.0) return interpolated;
+  const float y = (float(i) - p.yarn_low) / max(0.001, p.yarn_high - p.yarn_low);
+  const float ramp = p.ext_factor * (1.0 - clamp(y, 0.0, 1.0));
+  return interpolated * (1.0 - ramp) + float(position) * inv_freq * ramp;
+}
 
 void main() {
   const uint width = p.n_heads * p.head_dim;
@@ -38,10 +55,9 @@ void main() {
   const uint i = p.neox != 0u ? d % half_rot : d / 2u;               // pair index
   const uint ia = p.neox != 0u ? i : 2u * i;                          // first dim of the pair
   const uint ib = p.neox != 0u ? i + half_rot : 2u * i + 1u;          // second dim
-  const float inv_freq = exp2(-float(i) * p.log2_theta_step);
-  float angle = float(p.pos.v[t]) * p.freq_scale * inv_freq;
+  float angle = pair_angle(i, p.pos.v[t]);
   angle -= TWO_PI * floor(angle / TWO_PI + 0.5);  // into [-pi, pi] where sin/cos are accurate
-  const float c = cos(angle), s = sin(angle);
+  const float c = cos(angle) * p.magnitude, s = sin(angle) * p.magnitude;
   const float a = p.x.v[head_start + ia], b = p.x.v[head_start + ib];
   p.out_.v[e] = d == ia ? a * c - b * s : a * s + b * c;
 }

@@ -1,5 +1,7 @@
 // Element-wise ops of one f32 input, chosen by OP:
 //   0 SILU: x * sigmoid(x)    1 GELU: 0.5 x (1 + erf(x / sqrt 2))    2 SCALE: x * scale
+//   3 GELU_TANH: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+//   4 RELU: max(x, 0)         5 RELU_SQR: max(x, 0)^2               6 SOFTCAP: scale * tanh(x / scale)
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -22,6 +24,12 @@ float erf_approx(float x) {
   return sign(x) * (1.0 - poly * exp(-x * x));
 }
 
+// For large |x| the cube overflows to +-inf, where stable_tanh gives +-1: the result
+// is then x or 0, as it should be.
+float gelu_tanh(float x) {
+  return 0.5 * x * (1.0 + stable_tanh(0.79788456080286536 * (x + 0.044715 * x * x * x)));
+}
+
 void main() {
   const uint e = flat_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
   if (e >= p.n) return;
@@ -31,8 +39,17 @@ void main() {
     y = x / (1.0 + exp(-x));
   } else if (OP == 1u) {
     y = 0.5 * x * (1.0 + erf_approx(x * 0.70710678118654752));
-  } else {
+  } else if (OP == 2u) {
     y = x * p.scale;
+  } else if (OP == 3u) {
+    y = gelu_tanh(x);
+  } else if (OP == 4u) {
+    y = max(x, 0.0);
+  } else if (OP == 5u) {
+    const float r = max(x, 0.0);
+    y = r * r;
+  } else {
+    y = p.scale * stable_tanh(x / p.scale);
   }
   p.out_.v[e] = y;
 }

@@ -180,7 +180,7 @@ typedef struct tsr_attention_params {
   float scale;   /* applied to q.k, usually 1/sqrt(head_dim) */
   int32_t window; /* 0: full causal; w > 0: keys at positions > pos - w only */
   float softcap;  /* 0: none; c > 0: score = c * tanh(score / c) */
-  /* 0: none; b > 0: ALiBi, score += slope(h) * (key_pos - pos), with n2 the largest
+  /* 0: none; b > 0: ALiBi, score += slope(h) * (key_pos - pos) after the soft cap, with n2 the largest
      power of two <= n_heads, slope(h) = 2^(-b (h + 1) / n2) for h < n2, else
      2^(-b (2 (h - n2) + 1) / (2 n2)) (the ALiBi paper's slopes, b = 8). */
   float alibi_max_bias;

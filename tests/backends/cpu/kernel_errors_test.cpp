@@ -12,6 +12,7 @@
 #include "backends/cpu/ops/norm.h"
 #include "backends/cpu/ops/rope.h"
 #include "host_tensor.h"
+#include "op_params.h"
 
 namespace tessera::cpu::test {
 namespace {
@@ -87,7 +88,7 @@ TEST_F(KernelErrors, NormRejectsMissingParams) {
 
 TEST_F(KernelErrors, NormRejectsAWeightOfTheWrongLength) {
   HostTensor x(TSR_DTYPE_F32, {1, 4}), w(TSR_DTYPE_F32, {3}), out(TSR_DTYPE_F32, {1, 4});
-  const tsr_norm_params p{1e-5f, 0};
+  const tsr_norm_params p = norm_params(1e-5f, false);
   EXPECT_THAT(fails(rms_norm_ref, TSR_OP_RMS_NORM, &p, {&x, &w}, out),
               StrEq("rms_norm: w has shape [3], expected 4 elements"));
 }
@@ -101,7 +102,7 @@ TEST_F(KernelErrors, AddRejectsAnUnbroadcastableShape) {
 TEST_F(KernelErrors, RopeRejectsAnOddNRot) {
   HostTensor x(TSR_DTYPE_F32, {1, 8}), out(TSR_DTYPE_F32, {1, 8});
   auto pos = HostTensor::i32({1}, {0});
-  const tsr_rope_params p{10000.0f, 1.0f, 2, 4, 3, TSR_ROPE_NEOX};
+  const tsr_rope_params p = rope_params(10000.0f, 1.0f, 2, 4, 3, TSR_ROPE_NEOX);
   EXPECT_THAT(fails(rope_ref, TSR_OP_ROPE, &p, {&x, &pos}, out),
               StrEq("rope: n_rot 3 must be even and within head_dim 4"));
 }
@@ -116,7 +117,7 @@ TEST_F(KernelErrors, KvWriteRejectsASlotOutsideTheCache) {
 
 // A one-token attention call on a cache of 2 blocks of 4 rows; tests break one part.
 struct AttentionCall {
-  tsr_attention_params p{2, 1, 4, 4, 1, 2, 0.5f, 0, 0.0f};
+  tsr_attention_params p{2, 1, 4, 4, 1, 2, 0.5f, 0, 0.0f, 0.0f};
   HostTensor q{TSR_DTYPE_F32, {1, 8}};
   HostTensor k{TSR_DTYPE_F32, {2, 4, 4}};
   HostTensor v{TSR_DTYPE_F32, {2, 4, 4}};

@@ -5,7 +5,7 @@
 // sides see the same weights (the reference dequantises f16, bf16 and q8_0 exactly to
 // f32, and the optimised kernels do not quantise activations; a q8_0 KV cache is
 // dequantised alike by both attention kernels), so the only difference is f32 versus
-// double accumulation and summation order.
+// double accumulation and summation order (and, with ALiBi, the f32 bias).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,6 +54,7 @@ struct AttentionShape {
   int n_heads, n_kv_heads, head_dim, block_size, n_seqs, seq_len, new_tokens;
   int window = 0;
   float softcap = 0.0f;
+  float alibi_max_bias = 0.0f;
 };
 
 Inputs attention_inputs(tsr_dtype cache_dtype, const AttentionShape& s) {
@@ -96,6 +97,7 @@ Inputs attention_inputs(tsr_dtype cache_dtype, const AttentionShape& s) {
   p.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   p.window = s.window;
   p.softcap = s.softcap;
+  p.alibi_max_bias = s.alibi_max_bias;
   return in;
 }
 
@@ -135,6 +137,10 @@ std::vector<OpCase> op_cases() {
       {"heads_share_blocks", {8, 4, 8, 16, 2, 45, 3}},
       {"heads_straddle_blocks", {4, 2, 48, 8, 1, 60, 9}},
       {"split_kv_heads_share_blocks", {8, 4, 8, 16, 1, 900, 1}},
+      // ALiBi, with head counts that are not powers of two (slopes of both kinds).
+      {"alibi_prefill_gqa", {12, 4, 8, 16, 2, 45, 17, 0, 0.0f, 8.0f}},
+      {"alibi_decode_window_softcap", {6, 2, 16, 8, 3, 70, 1, 20, 30.0f, 8.0f}},
+      {"split_kv_alibi_mqa", {5, 1, 32, 16, 1, 700, 1, 0, 0.0f, 8.0f}},
   };
   const std::pair<tsr_dtype, const char*> cache_dtypes[] = {
       {TSR_DTYPE_F32, "f32_"}, {TSR_DTYPE_F16, "f16_"}, {TSR_DTYPE_Q8_0, "q8_0_"}};

@@ -115,7 +115,9 @@ TEST_F(CpuPlugin, RegistersEveryOpAndKeyDtypeAtPriorityZero) {
       {TSR_OP_KV_WRITE, TSR_DTYPE_F32},   {TSR_OP_KV_WRITE, TSR_DTYPE_F16},
       {TSR_OP_KV_WRITE, TSR_DTYPE_Q8_0},  {TSR_OP_ATTENTION, TSR_DTYPE_F32},
       {TSR_OP_ATTENTION, TSR_DTYPE_F16},  {TSR_OP_ATTENTION, TSR_DTYPE_Q8_0},
-      {TSR_OP_SCALE, TSR_DTYPE_F32}};
+      {TSR_OP_SCALE, TSR_DTYPE_F32},      {TSR_OP_GELU_TANH, TSR_DTYPE_F32},
+      {TSR_OP_RELU, TSR_DTYPE_F32},       {TSR_OP_RELU_SQR, TSR_DTYPE_F32},
+      {TSR_OP_SOFTCAP, TSR_DTYPE_F32},    {TSR_OP_SLICE, TSR_DTYPE_F32}};
   std::set<std::pair<int, int>> registered;
   for (int i = 0; i < plugin_->kernel_count; ++i) {
     const tsr_kernel_desc& k = plugin_->kernels[i];

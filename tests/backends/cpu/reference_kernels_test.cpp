@@ -14,6 +14,7 @@
 #include "backends/cpu/ops/rope.h"
 #include "core/tensor/dtype.h"
 #include "host_tensor.h"
+#include "op_params.h"
 
 namespace tessera::cpu::test {
 namespace {
@@ -38,7 +39,7 @@ TEST_F(ReferenceKernels, RmsNormOfOneToFour) {
   auto x = HostTensor::f32({1, 4}, {1, 2, 3, 4});
   auto w = HostTensor::f32({4}, {1, 1, 1, 1});
   HostTensor out(TSR_DTYPE_F32, {1, 4});
-  const tsr_norm_params p{0.0f, 0};
+  const tsr_norm_params p = norm_params(0.0f, false);
   run(rms_norm_ref, TSR_OP_RMS_NORM, &p, {&x, &w}, out);
   // rms = sqrt((1 + 4 + 9 + 16) / 4) = sqrt(7.5)
   EXPECT_THAT(out.to_f32(), Pointwise(FloatNear(kTol), {0.36514837f, 0.73029674f, 1.09544512f,
@@ -49,7 +50,7 @@ TEST_F(ReferenceKernels, RmsNormWeightPlusOneScalesByOnePlusW) {
   auto x = HostTensor::f32({1, 4}, {1, 2, 3, 4});
   auto w = HostTensor::f32({4}, {0, 1, -1, 0.5f});
   HostTensor out(TSR_DTYPE_F32, {1, 4});
-  const tsr_norm_params p{0.0f, 1};
+  const tsr_norm_params p = norm_params(0.0f, true);
   run(rms_norm_ref, TSR_OP_RMS_NORM, &p, {&x, &w}, out);
   EXPECT_THAT(out.to_f32(), Pointwise(FloatNear(kTol), {0.36514837f, 2 * 0.73029674f, 0.0f,
                                                           1.5f * 1.46059349f}));
@@ -60,7 +61,7 @@ TEST_F(ReferenceKernels, LayerNormOfOneToFourWithBias) {
   auto w = HostTensor::f32({4}, {1, 2, 1, 1});
   auto b = HostTensor::f32({4}, {0, 0, 0, 10});
   HostTensor out(TSR_DTYPE_F32, {1, 4});
-  const tsr_norm_params p{1e-5f, 0};
+  const tsr_norm_params p = norm_params(1e-5f, false);
   run(layer_norm_ref, TSR_OP_LAYER_NORM, &p, {&x, &w, &b}, out);
   // mean 2.5, var 1.25
   EXPECT_THAT(out.to_f32(), Pointwise(FloatNear(kTol), {-1.34163542f, 2 * -0.44721181f,
@@ -162,7 +163,7 @@ TEST_F(ReferenceKernels, RopeInterleavedAtPositionOne) {
   auto x = HostTensor::f32({1, 4}, {1, 2, 3, 4});
   auto pos = HostTensor::i32({1}, {1});
   HostTensor out(TSR_DTYPE_F32, {1, 4});
-  const tsr_rope_params p{10000.0f, 1.0f, 1, 4, 4, TSR_ROPE_INTERLEAVED};
+  const tsr_rope_params p = rope_params(10000.0f, 1.0f, 1, 4, 4, TSR_ROPE_INTERLEAVED);
   run(rope_ref, TSR_OP_ROPE, &p, {&x, &pos}, out);
   // (1, 2) by 1 rad, (3, 4) by 0.01 rad
   EXPECT_THAT(out.to_f32(), Pointwise(FloatNear(kTol), {-1.14263966f, 1.92207560f, 2.95985067f,
@@ -173,7 +174,7 @@ TEST_F(ReferenceKernels, RopeNeoxAtPositionOne) {
   auto x = HostTensor::f32({1, 4}, {1, 2, 3, 4});
   auto pos = HostTensor::i32({1}, {1});
   HostTensor out(TSR_DTYPE_F32, {1, 4});
-  const tsr_rope_params p{10000.0f, 1.0f, 1, 4, 4, TSR_ROPE_NEOX};
+  const tsr_rope_params p = rope_params(10000.0f, 1.0f, 1, 4, 4, TSR_ROPE_NEOX);
   run(rope_ref, TSR_OP_ROPE, &p, {&x, &pos}, out);
   // (1, 3) by 1 rad, (2, 4) by 0.01 rad
   EXPECT_THAT(out.to_f32(), Pointwise(FloatNear(kTol), {-1.98411065f, 1.95990067f, 2.46237790f,
@@ -185,7 +186,7 @@ TEST_F(ReferenceKernels, RopePassesDimsPastNRotThroughInEveryHead) {
   auto x = HostTensor::f32({1, 12}, {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 7, 8});
   auto pos = HostTensor::i32({1}, {2});
   HostTensor out(TSR_DTYPE_F32, {1, 12});
-  const tsr_rope_params p{10000.0f, 0.5f, 2, 6, 4, TSR_ROPE_INTERLEAVED};
+  const tsr_rope_params p = rope_params(10000.0f, 0.5f, 2, 6, 4, TSR_ROPE_INTERLEAVED);
   run(rope_ref, TSR_OP_ROPE, &p, {&x, &pos}, out);
   const float r0 = -1.14263966f, r1 = 1.92207560f, r2 = 2.95985067f, r3 = 4.02979950f;
   EXPECT_THAT(out.to_f32(), Pointwise(FloatNear(kTol), std::vector<float>{r0, r1, r2, r3, 5, 6, r0, r1, r2, r3, 7, 8}));

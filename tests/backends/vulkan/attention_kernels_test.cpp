@@ -1,7 +1,7 @@
 // The Vulkan KV_WRITE and paged ATTENTION kernels against the CPU reference: caches in
 // f32 and f16, block tables in shuffled order with unused entries set to -1, several
-// sequences, prefill and decode tokens, GQA / MQA, windows and softcaps, and head
-// dimensions that do not divide the workgroup.
+// sequences, prefill and decode tokens, GQA / MQA, windows and softcaps, ALiBi with head
+// counts that are not powers of two, and head dimensions that do not divide the workgroup.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -72,6 +72,7 @@ struct AttentionCase {
   std::vector<int32_t> new_tokens;  // the last new_tokens[s] of them are queries
   int32_t window = 0;
   float softcap = 0.0f;
+  float alibi_max_bias = 0.0f;
 };
 
 // The inputs of one ATTENTION call: caches filled at random, each sequence's blocks
@@ -123,7 +124,7 @@ AttentionInputs make_inputs(const AttentionCase& c) {
   in.tensors.push_back(HostTensor::i32({in.n_tokens}, seq));
   in.tensors.push_back(HostTensor::i32({n_seqs, max_blocks}, tables));
   in.params = {c.n_heads,  c.n_kv_heads, c.head_dim,       c.block_size, n_seqs,
-               max_blocks, 1.0f / std::sqrt(static_cast<float>(c.head_dim)), c.window, c.softcap};
+               max_blocks, 1.0f / std::sqrt(static_cast<float>(c.head_dim)), c.window, c.softcap, c.alibi_max_bias};
   return in;
 }
 
@@ -152,7 +153,10 @@ INSTANTIATE_TEST_SUITE_P(
         AttentionCase{"chunked_prefill_odd_block_and_head_dim", TSR_DTYPE_F32, 6, 3, 72, 7, {40, 23}, {9, 23}},
         AttentionCase{"window_and_softcap_mqa", TSR_DTYPE_F32, 4, 1, 16, 4, {70}, {3}, 10, 5.0f},
         AttentionCase{"long_prefill_f16", TSR_DTYPE_F16, 2, 2, 96, 16, {130}, {130}},
-        AttentionCase{"head_dim_128_window_softcap_f16", TSR_DTYPE_F16, 4, 1, 128, 16, {200}, {2}, 33, 30.0f}),
+        AttentionCase{"head_dim_128_window_softcap_f16", TSR_DTYPE_F16, 4, 1, 128, 16, {200}, {2}, 33, 30.0f},
+        AttentionCase{"alibi_prefill_12_heads", TSR_DTYPE_F32, 12, 4, 8, 16, {45, 20}, {17, 20}, 0, 0.0f, 8.0f},
+        AttentionCase{"alibi_decode_6_heads_f16", TSR_DTYPE_F16, 6, 2, 40, 7, {150, 3}, {1, 1}, 0, 0.0f, 8.0f},
+        AttentionCase{"alibi_window_softcap_5_heads", TSR_DTYPE_F32, 5, 1, 16, 4, {90}, {4}, 30, 5.0f, 4.0f}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The Vulkan kernels of GET_ROWS, the norms, the element-wise ops and ROPE against the
-// CPU reference kernels, on random inputs of odd shapes placed at offsets that are not
-// multiples of 256. Tolerances are errors relative to the largest reference value.
+// The Vulkan kernels of GET_ROWS, the norms (grouped too), the element-wise ops and ROPE
+// (YaRN too) against the CPU reference kernels, on random inputs of odd shapes placed at
+// offsets that are not multiples of 256. Tolerances are errors relative to the largest
+// reference value.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/op_params.h"
 #include "backends/cpu/ops/elementwise.h"
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/norm.h"
@@ -17,8 +19,11 @@
 namespace tessera::vulkan::test {
 namespace {
 
+using cpu::test::norm_params;
 using cpu::test::random_values;
 using cpu::test::relative_error;
+using cpu::test::rope_params;
+using cpu::test::yarn_params;
 
 std::string dtype_text(tsr_dtype t) {
   switch (t) {
@@ -76,7 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
 struct NormCase {
   int64_t rows, cols;
   bool plus_one;
-  bool bias;  // layer norm only
+  bool bias;          // layer norm only
+  int32_t group = 0;  // columns per normalised vector; 0: the row
 };
 
 class Norms : public VulkanParamTest<NormCase> {};
@@ -84,8 +90,9 @@ class Norms : public VulkanParamTest<NormCase> {};
 TEST_P(Norms, RmsNormMatchesTheReference) {
   const NormCase c = GetParam();
   const HostTensor x = HostTensor::f32({c.rows, c.cols}, random_values(static_cast<size_t>(c.rows * c.cols), 21, -3, 3));
-  const HostTensor w = HostTensor::f32({c.cols}, random_values(static_cast<size_t>(c.cols), 22));
-  const tsr_norm_params p{1e-5f, c.plus_one ? 1 : 0};
+  const int64_t n = c.group > 0 ? c.group : c.cols;  // entries of w
+  const HostTensor w = HostTensor::f32({n}, random_values(static_cast<size_t>(n), 22));
+  const tsr_norm_params p = norm_params(1e-5f, c.plus_one, c.group);
   HostTensor ref(TSR_DTYPE_F32, {c.rows, c.cols});
   run_reference(cpu::rms_norm_ref, TSR_OP_RMS_NORM, &p, {&x, &w}, ref);
   const auto got = run_on_vulkan(TSR_OP_RMS_NORM, TSR_DTYPE_F32, &p, {&x, &w},
@@ -97,9 +104,10 @@ TEST_P(Norms, LayerNormMatchesTheReference) {
   const NormCase c = GetParam();
   // An offset mean makes the two-pass variance matter.
   const HostTensor x = HostTensor::f32({c.rows, c.cols}, random_values(static_cast<size_t>(c.rows * c.cols), 23, 4, 6));
-  const HostTensor w = HostTensor::f32({c.cols}, random_values(static_cast<size_t>(c.cols), 24));
-  const HostTensor b = HostTensor::f32({c.cols}, random_values(static_cast<size_t>(c.cols), 25));
-  const tsr_norm_params p{1e-5f, c.plus_one ? 1 : 0};
+  const int64_t n = c.group > 0 ? c.group : c.cols;  // entries of w and b
+  const HostTensor w = HostTensor::f32({n}, random_values(static_cast<size_t>(n), 24));
+  const HostTensor b = HostTensor::f32({n}, random_values(static_cast<size_t>(n), 25));
+  const tsr_norm_params p = norm_params(1e-5f, c.plus_one, c.group);
   std::vector<const HostTensor*> inputs = {&x, &w};
   if (c.bias) inputs.push_back(&b);
   HostTensor ref(TSR_DTYPE_F32, {c.rows, c.cols});
@@ -111,11 +119,15 @@ TEST_P(Norms, LayerNormMatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Norms,
                          ::testing::Values(NormCase{1, 64, false, false}, NormCase{3, 173, true, true},
-                                           NormCase{17, 1000, false, true}, NormCase{2, 5, true, false}),
+                                           NormCase{17, 1000, false, true}, NormCase{2, 5, true, false},
+                                           // per-head QK-norm, and odd group widths
+                                           NormCase{5, 8 * 64, false, false, 64}, NormCase{3, 7 * 5, true, true, 5},
+                                           NormCase{4, 3 * 200, true, false, 200}, NormCase{9, 6, false, true, 1}),
                          [](const auto& info) {
                            const NormCase& c = info.param;
                            return std::to_string(c.rows) + "x" + std::to_string(c.cols) +
-                                  (c.plus_one ? "_plus_one" : "") + (c.bias ? "_bias" : "");
+                                  (c.plus_one ? "_plus_one" : "") + (c.bias ? "_bias" : "") +
+                                  (c.group > 0 ? "_group" + std::to_string(c.group) : "");
                          });
 
 // ---- element-wise ops ----------------------------------------------------------------
@@ -161,6 +173,31 @@ TEST_P(Elementwise, ScaleIsExact) {
   const tsr_scale_params p{-0.37f};
   EXPECT_EQ(unary_error(TSR_OP_SCALE, cpu::scale_ref, &p), 0.0);
 }
+TEST_P(Elementwise, GeluTanhWithin1e6) {
+  EXPECT_LT(unary_error(TSR_OP_GELU_TANH, cpu::gelu_tanh_ref, nullptr), 1e-6);
+}
+TEST_P(Elementwise, ReluIsExact) { EXPECT_EQ(unary_error(TSR_OP_RELU, cpu::relu_ref, nullptr), 0.0); }
+TEST_P(Elementwise, ReluSqrIsExact) { EXPECT_EQ(unary_error(TSR_OP_RELU_SQR, cpu::relu_sqr_ref, nullptr), 0.0); }
+TEST_P(Elementwise, SoftcapWithin1e6) {
+  const tsr_scale_params p{2.5f};
+  EXPECT_LT(unary_error(TSR_OP_SOFTCAP, cpu::softcap_ref, &p), 1e-6);
+}
+
+class Saturation : public VulkanTest {};
+
+TEST_F(Saturation, GeluTanhAndSoftcapStayFiniteForHugeInputs) {
+  // The cube in gelu_tanh and a naive tanh overflow here; the outputs must be x or 0, and +-cap.
+  const HostTensor x = HostTensor::f32({1, 4}, {1e13f, -1e13f, 3e38f, -3e38f});
+  const auto expect_same = [&](tsr_op op, cpu::KernelBody body, const void* params) {
+    HostTensor ref(TSR_DTYPE_F32, {1, 4});
+    run_reference(body, op, params, {&x}, ref);
+    EXPECT_EQ(run_on_vulkan(op, TSR_DTYPE_F32, params, {&x}, HostTensor(TSR_DTYPE_F32, {1, 4}), {4, 8}), ref.to_f32())
+        << "op " << op;
+  };
+  const tsr_scale_params cap{2.0f};
+  expect_same(TSR_OP_GELU_TANH, cpu::gelu_tanh_ref, nullptr);
+  expect_same(TSR_OP_SOFTCAP, cpu::softcap_ref, &cap);
+}
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Elementwise,
                          ::testing::Values(Shape2{1, 1}, Shape2{7, 13}, Shape2{33, 257}, Shape2{3, 40000}),
@@ -177,6 +214,8 @@ struct RopeCase {
   int32_t n_tokens, n_heads, head_dim, n_rot;
   float freq_scale;
   int32_t max_pos;
+  float ext_factor = 0.0f;  // > 0: YaRN with attn_factor 0.9, betas 32 and 1
+  int32_t n_ctx_orig = 0;
 };
 
 class Rope : public VulkanParamTest<RopeCase> {};
@@ -188,7 +227,8 @@ TEST_P(Rope, MatchesTheReference) {
   std::vector<int32_t> positions = random_ids(static_cast<size_t>(c.n_tokens), c.max_pos + 1, 42);
   positions[0] = c.max_pos;
   const HostTensor pos = HostTensor::i32({c.n_tokens}, positions);
-  const tsr_rope_params p{10000.0f, c.freq_scale, c.n_heads, c.head_dim, c.n_rot, c.pairing};
+  tsr_rope_params p = rope_params(10000.0f, c.freq_scale, c.n_heads, c.head_dim, c.n_rot, c.pairing);
+  if (c.ext_factor > 0.0f) p = yarn_params(p, c.ext_factor, 0.9f, 32.0f, 1.0f, c.n_ctx_orig);
   HostTensor ref(TSR_DTYPE_F32, {c.n_tokens, width});
   run_reference(cpu::rope_ref, TSR_OP_ROPE, &p, {&x, &pos}, ref);
   const auto got = run_on_vulkan(TSR_OP_ROPE, TSR_DTYPE_F32, &p, {&x, &pos},
@@ -202,11 +242,16 @@ INSTANTIATE_TEST_SUITE_P(
                       RopeCase{TSR_ROPE_NEOX, 5, 8, 8, 8, 1.0f, 40},
                       RopeCase{TSR_ROPE_INTERLEAVED, 7, 3, 10, 6, 0.25f, 300},
                       RopeCase{TSR_ROPE_NEOX, 9, 5, 18, 10, 1.0f, 599},
-                      RopeCase{TSR_ROPE_NEOX, 1, 2, 128, 128, 1.0f, 511}),
+                      RopeCase{TSR_ROPE_NEOX, 1, 2, 128, 128, 1.0f, 511},
+                      // YaRN: the ramp spans pairs 1..3, 10..23 and 0..1 of these n_rot
+                      RopeCase{TSR_ROPE_NEOX, 7, 3, 10, 8, 0.25f, 300, 1.0f, 4096},
+                      RopeCase{TSR_ROPE_INTERLEAVED, 5, 2, 64, 64, 0.125f, 500, 1.0f, 4096},
+                      RopeCase{TSR_ROPE_INTERLEAVED, 3, 5, 18, 6, 0.5f, 90, 0.5f, 64}),
     [](const auto& info) {
       const RopeCase& c = info.param;
       return std::string(c.pairing == TSR_ROPE_NEOX ? "neox" : "interleaved") + "_heads" + std::to_string(c.n_heads) +
-             "_dim" + std::to_string(c.head_dim) + "_rot" + std::to_string(c.n_rot) + "_pos" + std::to_string(c.max_pos);
+             "_dim" + std::to_string(c.head_dim) + "_rot" + std::to_string(c.n_rot) + "_pos" + std::to_string(c.max_pos) +
+             (c.ext_factor > 0.0f ? "_yarn_ctx" + std::to_string(c.n_ctx_orig) : "");
     });
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "backends/cpu/ops/elementwise.h"
 #include "backends/cpu/ops/matmul.h"
+#include "backends/cpu/op_params.h"
 #include "backends/cpu/ops/norm.h"
 #include "core/util/error.h"
 #include "vulkan_session.h"
@@ -202,7 +203,7 @@ TEST_F(OpenDevice, SlotOutsideTheCacheIsReportedByTheKernel) {
 
 // ATTENTION of one token at `position` of sequence `seq` whose block table is `table`.
 std::string attention_error(int32_t position, int32_t seq, std::vector<int32_t> table) {
-  const tsr_attention_params p{2, 1, 4, 4, 1, static_cast<int32_t>(table.size()), 0.5f, 0, 0.0f};
+  const tsr_attention_params p{2, 1, 4, 4, 1, static_cast<int32_t>(table.size()), 0.5f, 0, 0.0f, 0.0f};
   const GpuTensor q(HostTensor::f32({1, 8}, random_values(8, 84)), 4);
   const GpuTensor k(HostTensor(TSR_DTYPE_F32, {2, 4, 4}), 4);
   const GpuTensor v(HostTensor(TSR_DTYPE_F32, {2, 4, 4}), 4);
@@ -239,7 +240,7 @@ TEST_F(OpenDevice, ChainedKernelsInOneStepSeeEachOthersResults) {
   const HostTensor w = HostTensor::from_f32(TSR_DTYPE_F16, {24, 40}, random_values(960, 92));
   const HostTensor b = HostTensor::f32({24}, random_values(24, 93));
   const HostTensor gain = HostTensor::f32({24}, random_values(24, 94));
-  const tsr_norm_params norm{1e-5f, 0};
+  const tsr_norm_params norm = cpu::test::norm_params(1e-5f, false);
   HostTensor h(TSR_DTYPE_F32, {3, 24}), g(TSR_DTYPE_F32, {3, 24}), ref(TSR_DTYPE_F32, {3, 24});
   run_reference(cpu::matmul_ref, TSR_OP_MATMUL, nullptr, {&x, &w}, h);
   run_reference(cpu::add_ref, TSR_OP_ADD, nullptr, {&h, &b}, g);

@@ -41,10 +41,10 @@ std::unique_ptr<LoadedModel> random_llama(const std::string& arch_path, const st
 // The LLaMA definition with every attention limited to the last `window` positions.
 std::string windowed_llama(int window) {
   std::string text = read_text(source_path("models/llama.tsr"));
-  const std::string call = "kv_heads: n_kv_heads)";
+  const std::string call = "window: window)";
   const size_t at = text.find(call);
   EXPECT_NE(at, std::string::npos);
-  text.replace(at, call.size(), "kv_heads: n_kv_heads, window: " + std::to_string(window) + ")");
+  text.replace(at, call.size(), "window: " + std::to_string(window) + ")");
   const std::string path = temp_path("llama_window.tsr");
   std::ofstream(path) << text;
   return path;

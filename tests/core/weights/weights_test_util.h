@@ -1,5 +1,6 @@
-// Helpers shared by the weight-file tests: file bytes in and out of a temp folder,
-// little-endian patches, and an assertion on the message of a tessera::Error.
+// Helpers shared by the weight-file tests: file bytes in and out of a temp folder
+// (named by support/temp_path.h), little-endian patches, and assertions on the
+// message of a tessera::Error.
 #pragma once
 
 #include <gmock/gmock.h>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/util/error.h"
+#include "support/temp_path.h"
 
 namespace tessera::test {
 
@@ -22,15 +24,6 @@ inline std::vector<uint8_t> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << "cannot read " << path;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// A path in the test temp folder, unique to the running test plus `suffix`.
-inline std::string temp_path(const std::string& suffix) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name =
-      std::string("tessera_") + info->test_suite_name() + "_" + info->name() + "_" + suffix;
-  std::replace(name.begin(), name.end(), '/', '_');  // parameterised tests: "Suite/Test/Param"
-  return ::testing::TempDir() + name;
 }
 
 inline std::string write_temp(const std::string& suffix, const std::vector<uint8_t>& bytes) {
@@ -62,6 +55,16 @@ inline void expect_error(const std::function<void()>& fn, const std::vector<std:
     ADD_FAILURE() << "expected a tessera::Error containing '" << parts.front() << "'";
   } catch (const Error& e) {
     for (const std::string& part : parts) EXPECT_THAT(e.what(), ::testing::HasSubstr(part));
+  }
+}
+
+// Runs `fn`, which must throw tessera::Error with exactly `message`.
+inline void expect_error_message(const std::function<void()>& fn, const std::string& message) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected a tessera::Error: " << message;
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), message);
   }
 }
 

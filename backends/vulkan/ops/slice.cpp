@@ -1,0 +1,68 @@
+// SLICE: x [N, C] f32 -> out [N, groups * count] f32 with tsr_slice_params; the same
+// checks and messages as the CPU kernel, then one invocation per output element
+// (slice.comp).
+#include <string>
+
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/launch.h"
+#include "backends/vulkan/ops/ops.h"
+#include "backends/vulkan/ops/tensor_args.h"
+
+namespace tessera::vulkan {
+namespace {
+
+constexpr const char* kOp = "slice";
+
+struct Push {  // slice.comp
+  VkDeviceAddress x, out;
+  uint32_t n, x_cols, out_cols, start, count, stride;
+};
+
+// Checks the params against x's width and returns the output width, groups * count.
+int64_t check_slice(const tsr_slice_params& p, int64_t x_cols) {
+  if (p.start < 0 || p.count < 0 || p.stride < 0 || p.groups < 1) {
+    fail(kOp, "needs start, count, stride >= 0 and groups >= 1, got start " + std::to_string(p.start) +
+                  ", count " + std::to_string(p.count) + ", stride " + std::to_string(p.stride) + ", groups " +
+                  std::to_string(p.groups));
+  }
+  // start + (groups - 1) * stride + count <= x_cols, arranged so nothing can overflow.
+  const int64_t room = x_cols - p.start;
+  const bool fits = p.start <= x_cols && p.count <= room &&
+                    (p.groups == 1 || p.stride <= (room - p.count) / (p.groups - 1));
+  if (!fits) {
+    fail(kOp, std::to_string(p.groups) + " groups of " + std::to_string(p.count) + " columns from column " +
+                  std::to_string(p.start) + " with stride " + std::to_string(p.stride) + " read past the " +
+                  std::to_string(x_cols) + " columns of x");
+  }
+  int64_t out_cols = 0;
+  if (__builtin_mul_overflow(p.groups, p.count, &out_cols)) fail(kOp, "groups * count overflows");
+  return out_cols;
+}
+
+}  // namespace
+
+void slice(VulkanDevice& device, const tsr_op_call& call) {
+  expect_input_count(call, 1, 1, kOp);
+  const DeviceTensor x = input(call, 0, kOp, "x");  // [N, C]
+  const DeviceTensor out = output(call, kOp);       // [N, groups * count]
+  const auto& p = params_of<tsr_slice_params>(call, kOp);
+  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
+  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  const int64_t out_cols = check_slice(p, x.cols());
+  expect_matrix(out, x.rows(), out_cols, kOp, "out");
+  if (out.elements() == 0) return;
+  // Every value fits 32 bits: x and out hold fewer than 2^31 elements (check_tensor),
+  // and start + (groups - 1) * stride + count <= x_cols.
+  const Push push{x.address,
+                  out.address,
+                  static_cast<uint32_t>(out.elements()),
+                  static_cast<uint32_t>(x.cols()),
+                  static_cast<uint32_t>(out_cols),
+                  static_cast<uint32_t>(p.start),
+                  static_cast<uint32_t>(p.count),
+                  static_cast<uint32_t>(p.groups > 1 ? p.stride : 0)};
+  const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(out.elements()), kElementwiseGroup), kOp);
+  device.dispatch(make_dispatch(ShaderId::slice, {kElementwiseGroup}, push, grid));
+}
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,108 @@
+// Every model of the library against Hugging Face transformers: the tiny random models
+// of tests/fixtures/hf load straight from their folders (config.json + safetensors),
+// the definition is chosen by model_type, and the logits match transformers' on every
+// position, for a whole-sequence prefill and for token-by-token decode.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <span>
+
+#include "core/engine/backend.h"
+#include "core/engine/model.h"
+#include "core/engine/session.h"
+#include "core/plugin/plugin_host.h"
+#include "models/hf_fixture.h"
+
+namespace tessera::test {
+namespace {
+
+// Logits are O(1..10); transformers computes in f32 in another order, and the
+// fixture rounds to 6 significant digits.
+constexpr float kTolerance = 2e-3f;
+
+struct Case {
+  const char* fixture;
+  const char* definition;  // the models/*.tsr file model_type must choose
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.fixture; }
+
+class HfFixtureTest : public ::testing::TestWithParam<Case> {
+ protected:
+  static void SetUpTestSuite() { host_ = new PluginHost(std::vector<std::string>{plugin_dir()}); }
+  static void TearDownTestSuite() {
+    delete host_;
+    host_ = nullptr;
+  }
+
+  std::unique_ptr<Model> load(const HfFixture& f) {
+    ModelSpec spec;
+    spec.weights_path = f.folder;
+    spec.model_dirs = {source_path("models")};
+    return Model::load(spec);
+  }
+
+  static PluginHost* host_;
+};
+PluginHost* HfFixtureTest::host_ = nullptr;
+
+// Largest |got - want| over one row.
+float row_error(const float* got, const std::vector<float>& want) {
+  float worst = 0;
+  for (size_t v = 0; v < want.size(); ++v) worst = std::max(worst, std::fabs(got[v] - want[v]));
+  return worst;
+}
+
+TEST_P(HfFixtureTest, ModelTypeChoosesTheDefinition) {
+  const HfFixture f = load_hf_fixture(GetParam().fixture);
+  const auto model = load(f);
+  EXPECT_EQ(std::filesystem::path(model->arch_path()).filename().string(), GetParam().definition);
+}
+
+TEST_P(HfFixtureTest, PrefillLogitsMatchTransformers) {
+  const HfFixture f = load_hf_fixture(GetParam().fixture);
+  const auto model = load(f);
+  const Backend backend = open_backend(*host_, "cpu", 2);
+  for (const HfSequence& s : f.sequences) {
+    Session session(*model, backend, SessionOptions{.kv_block = 4, .n_ctx = 64, .max_step_tokens = 512});
+    const auto& logits = session.feed(s.tokens, static_cast<int32_t>(s.tokens.size()));
+    const size_t n_vocab = s.logits.front().size();
+    ASSERT_EQ(logits.size(), s.tokens.size() * n_vocab);
+    for (size_t t = 0; t < s.tokens.size(); ++t) {
+      EXPECT_LT(row_error(logits.data() + t * n_vocab, s.logits[t]), kTolerance)
+          << "position " << t << " of " << s.tokens.size();
+    }
+  }
+}
+
+TEST_P(HfFixtureTest, DecodeLogitsMatchTransformers) {
+  const HfFixture f = load_hf_fixture(GetParam().fixture);
+  const auto model = load(f);
+  const Backend backend = open_backend(*host_, "cpu", 2);
+  const HfSequence& s = f.sequences.back();  // the longer one: crosses windows and blocks
+  Session session(*model, backend, SessionOptions{.kv_block = 4, .n_ctx = 64, .max_step_tokens = 512});
+  for (size_t t = 0; t < s.tokens.size(); ++t) {
+    const auto& logits = session.feed(std::span<const int32_t>(&s.tokens[t], 1));
+    ASSERT_EQ(logits.size(), s.logits[t].size());
+    EXPECT_LT(row_error(logits.data(), s.logits[t]), kTolerance) << "position " << t;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Library, HfFixtureTest,
+    ::testing::Values(Case{"llama", "llama.tsr"}, Case{"llama-rope-linear", "llama.tsr"},
+                      Case{"llama-sharded", "llama.tsr"}, Case{"llama-bf16", "llama.tsr"},
+                      Case{"mistral", "llama.tsr"}, Case{"qwen2", "qwen2.tsr"}, Case{"qwen3", "qwen3.tsr"},
+                      Case{"gpt2", "gpt2.tsr"}, Case{"phi2", "phi2.tsr"}, Case{"gemma", "gemma.tsr"},
+                      Case{"gemma2", "gemma2.tsr"}, Case{"mpt", "mpt.tsr"}, Case{"bloom", "bloom.tsr"},
+                      Case{"stablelm", "stablelm.tsr"}, Case{"gpt_neox", "gptneox.tsr"}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = info.param.fixture;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
+
+}  // namespace
+}  // namespace tessera::test
