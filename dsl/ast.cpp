@@ -35,4 +35,11 @@ const WeightDecl* ModelDef::find_weight(std::string_view wanted) const {
   return nullptr;
 }
 
+const BlockDef* ModelDef::find_block(std::string_view wanted) const {
+  for (const BlockDef& b : blocks) {
+    if (b.name == wanted) return &b;
+  }
+  return nullptr;
+}
+
 }  // namespace tessera::dsl

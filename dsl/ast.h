@@ -110,14 +110,25 @@ struct WeightDecl {
 };
 
 struct Statement {
-  enum class Kind { Assign, For };
+  enum class Kind { Assign, For, Return };
   Kind kind = Kind::Assign;
   SourceLocation loc;
   std::string text;        // Assign: the statement's source, blanks collapsed (node labels)
   std::string target;      // Assign: the variable
-  ExprPtr value;           // Assign
+  ExprPtr value;           // Assign, Return
   Range range;             // For
   std::vector<Statement> body;  // For
+};
+
+// `block NAME(a, b) { statements; return expr }`: a named piece of the forward
+// computation, called like an op; it sees its parameters, hyper-parameters, weights and
+// blocks defined before it.
+struct BlockDef {
+  std::string name;
+  SourceLocation loc;
+  std::vector<std::string> params;
+  std::vector<SourceLocation> param_locs;
+  std::vector<Statement> body;  // ends with a Return
 };
 
 // A top-level section as it appeared (to report duplicates and missing ones).
@@ -137,9 +148,11 @@ struct ModelDef {
   std::vector<WeightDecl> weights;
   std::vector<Statement> forward;
   SourceLocation forward_loc;  // the `forward` keyword
+  std::vector<BlockDef> blocks;  // in definition order
 
   const HParamDecl* find_hparam(std::string_view name) const;  // nullptr if absent
   const WeightDecl* find_weight(std::string_view name) const;  // nullptr if absent
+  const BlockDef* find_block(std::string_view name) const;     // nullptr if absent
 };
 
 }  // namespace tessera::dsl

@@ -39,6 +39,11 @@ struct HParam {
   std::string hf_key;  // the same for the hf: key of a Hugging Face config.json
 };
 
+// GGUF metadata of a file converted from a Hugging Face folder that keeps its tensor
+// layouts (q/k rows for split-half RoPE, fused q/k/v grouped per head, norm gains
+// without the +1): 1 makes the DSL's `hf` number 1 for it.
+inline constexpr std::string_view kHfLayoutKey = "tessera.hf_layout";
+
 // The metadata key naming a weights file's architecture: general.architecture in GGUF,
 // model_type in a Hugging Face config.json.
 std::string architecture_key(const WeightFile& weights);

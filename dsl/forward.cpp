@@ -1,6 +1,7 @@
 #include "dsl/forward.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "dsl/diagnostics.h"
 
@@ -16,9 +17,9 @@ void ForwardCompiler::run_block(const std::vector<Statement>& block) {
   for (const Statement& s : block) {
     if (s.kind == Statement::Kind::For) {
       run_loop(s);
-    } else {
+    } else if (s.kind == Statement::Kind::Assign) {
       run_assignment(s);
-    }
+    }  // a Return is a block's value: block_value evaluates it
   }
 }
 
@@ -34,10 +35,20 @@ void ForwardCompiler::run_loop(const Statement& s) {
   }
 }
 
+// In a block the layer is its caller's: the block's own names are not layers.
+int64_t ForwardCompiler::current_layer() const {
+  return in_block_ ? block_layer_ : scope_.innermost_loop_value();
+}
+
+// "layer 3: decoder: h = rms_norm(...)": where a node comes from.
+std::string ForwardCompiler::label_of(const Statement& s) const {
+  const std::string text = in_block_ ? in_block_->name + ": " + s.text : s.text;
+  const int64_t layer = current_layer();
+  return layer >= 0 ? "layer " + std::to_string(layer) + ": " + text : text;
+}
+
 void ForwardCompiler::run_assignment(const Statement& s) {
-  const int64_t layer = scope_.innermost_loop_value();
-  std::string label = layer >= 0 ? "layer " + std::to_string(layer) + ": " + s.text : s.text;
-  builder_.set_statement(std::move(label), s.target, static_cast<int>(layer));
+  builder_.set_statement(label_of(s), s.target, static_cast<int>(current_layer()));
   const int id = tensor_value(*s.value);
   builder_.name_result(id);
   variables_[s.target] = id;
@@ -67,7 +78,16 @@ int ForwardCompiler::weight_value(const Expr& e) {
     layer = require_integer(scalar(index), index, model_.source, "the index of '" + e.text + "'");
   }
   const BoundWeight& w = weights_.get(decl, layer, e);
-  return builder_.weight(w.graph_name, w.file_name, w.dtype, w.shape, w.transposed, w.dtype != w.file_dtype);
+  GraphTensor t;
+  t.name = w.graph_name;
+  t.dtype = w.dtype;
+  t.shape = w.shape;
+  t.file_name = w.file_name;
+  t.gguf_name = w.gguf_name;
+  t.hf_name = w.hf_name;
+  t.transposed = w.transposed;
+  t.widened = w.dtype != w.file_dtype;
+  return builder_.weight(t);
 }
 
 int ForwardCompiler::binary_value(const Expr& e) {
@@ -90,7 +110,40 @@ int ForwardCompiler::binary_value(const Expr& e) {
   return lower_scale_by(builder_, x, factor);
 }
 
+// A block call: its arguments are evaluated here, then its body runs with only its
+// parameters (and hyper-parameters, weights) in scope; the value is its return.
+int ForwardCompiler::block_value(const Expr& e, const BlockDef& block) {
+  std::map<std::string, int> tensors;
+  std::vector<std::pair<std::string, Scalar>> numbers;
+  for (size_t i = 0; i < block.params.size(); ++i) {
+    if (e.args[i]->type == ValueType::Tensor) tensors[block.params[i]] = tensor_value(*e.args[i]);
+    else numbers.emplace_back(block.params[i], scalar(*e.args[i]));
+  }
+  const GraphBuilder::StatementMark caller = builder_.statement_mark();
+  const int64_t caller_layer = current_layer();
+  std::swap(variables_, tensors);
+  std::map<std::string, const Statement*> caller_assignments;
+  std::swap(assigned_by_, caller_assignments);
+  const BlockDef* caller_block = std::exchange(in_block_, &block);
+  const int64_t saved_layer = std::exchange(block_layer_, caller_layer);
+  for (auto& [name, value] : numbers) scope_.push_scalar(name, value);
+
+  run_block(block.body);  // all but the return
+  const Statement& ret = block.body.back();
+  builder_.set_statement(label_of(ret), caller.target, caller.layer);  // the value takes the caller's name
+  const int result = tensor_value(*ret.value);
+
+  for (size_t i = 0; i < numbers.size(); ++i) scope_.pop_loop_var();
+  block_layer_ = saved_layer;
+  in_block_ = caller_block;
+  assigned_by_ = std::move(caller_assignments);
+  variables_ = std::move(tensors);
+  builder_.restore_statement(caller);
+  return result;
+}
+
 int ForwardCompiler::call_value(const Expr& e) {
+  if (const BlockDef* block = model_.find_block(e.text)) return block_value(e, *block);
   const OpSpec& spec = *find_op(e.text);
   OpCall call;
   call.spec = &spec;

@@ -32,6 +32,9 @@ class ForwardCompiler {
   int weight_value(const Expr& e);
   int binary_value(const Expr& e);
   int call_value(const Expr& e);
+  int block_value(const Expr& e, const BlockDef& block);
+  int64_t current_layer() const;
+  std::string label_of(const Statement& s) const;
   ArgValue bind(const ArgSpec& spec, const Expr& e, const std::string& what);
   ArgValue default_value(const ArgSpec& spec) const;
   int choice_index(const ArgSpec& spec, const Expr& e) const;
@@ -43,6 +46,8 @@ class ForwardCompiler {
   ValueScope scope_;
   std::map<std::string, int> variables_;  // name -> tensor id
   std::map<std::string, const Statement*> assigned_by_;
+  const BlockDef* in_block_ = nullptr;  // the block being unrolled, if any
+  int64_t block_layer_ = -1;            // the caller's layer while in a block
 };
 
 }  // namespace tessera::dsl

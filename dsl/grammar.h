@@ -35,6 +35,8 @@ struct kw_for : TAO_PEGTL_KEYWORD("for") {};
 struct kw_in : TAO_PEGTL_KEYWORD("in") {};
 struct kw_else : TAO_PEGTL_KEYWORD("else") {};
 struct kw_hf : TAO_PEGTL_KEYWORD("hf") {};
+struct kw_block : TAO_PEGTL_KEYWORD("block") {};
+struct kw_return : TAO_PEGTL_KEYWORD("return") {};
 struct kw_transposed : TAO_PEGTL_KEYWORD("transposed") {};
 
 struct equals : one<'='> {};                                    // name = value
@@ -81,7 +83,7 @@ struct expression : seq<product, star<sep, sum_tail>> {};       // a + b * c
 
 // ---- model NAME --------------------------------------------------------------
 struct model_name : name {};                                    // the model's name, also {arch} without a file
-struct section_keyword : sor<kw_hparams, kw_weights, kw_forward> {};  // starts a section, so no alias
+struct section_keyword : sor<kw_hparams, kw_weights, kw_forward, kw_block> {};  // starts a section, so no alias
 struct model_alias : seq<not_at<section_keyword>, name> {};     // another architecture name it serves
 struct model_aliases : star<sep, comma, sep, must<model_alias>> {};  // , phi
 struct model_decl : seq<kw_model, sep, must<model_name>, model_aliases> {};  // model phi2, phi
@@ -124,8 +126,19 @@ struct for_loop : seq<for_header, sep, until<close_brace, must<statement>, sep>>
 struct statement : sor<for_loop, assignment> {};                // one statement
 struct forward_section : seq<kw_forward, sep, must<open_brace>, sep, until<close_brace, must<statement>, sep>> {};
 
+// ---- block NAME(params) { statements  return expression } -------------------------
+struct block_name : name {};                                    // called like an op
+struct block_param : name {};                                   // a tensor or a number, by its calls
+struct param_open : one<'('> {};                                // starts the parameters
+struct param_close : one<')'> {};                               // ends them
+struct block_params : seq<param_open, sep, opt<block_param, sep, star<comma, sep, must<block_param>, sep>>, must<param_close>> {};  // (x, i)
+struct return_statement : seq<kw_return, sep, must<expression>> {};  // return x + h
+struct block_statement : sor<return_statement, for_loop, assignment> {};  // a statement of a block
+struct block_header : seq<kw_block, sep, must<block_name>, sep, must<block_params>, sep, must<open_brace>> {};  // block norm(x, w) {
+struct block_def : seq<block_header, sep, until<close_brace, must<block_statement>, sep>> {};
+
 // ---- the file ----------------------------------------------------------------------
-struct section : sor<hparams_section, weights_section, forward_section> {};  // any order; checked later
+struct section : sor<hparams_section, weights_section, forward_section, block_def> {};  // any order; checked later
 struct end_of_file : eof {};                                    // nothing after the last section
 struct model_file : seq<sep, must<model_decl>, sep, star<section, sep>, must<end_of_file>> {};
 

@@ -44,7 +44,12 @@ template <> inline constexpr auto error_message<range> = "expected a loop variab
 template <> inline constexpr auto error_message<range_begin> = "expected the first index";
 template <> inline constexpr auto error_message<range_end> = "expected the end index";
 template <> inline constexpr auto error_message<statement> = "expected a statement 'name = expression', 'for' or '}'";
-template <> inline constexpr auto error_message<end_of_file> = "expected a section: 'hparams {', 'weights {' or 'forward {'";
+template <> inline constexpr auto error_message<end_of_file> = "expected a section: 'hparams {', 'weights {', 'forward {' or 'block NAME(...) {'";
+template <> inline constexpr auto error_message<block_name> = "expected the block's name after 'block'";
+template <> inline constexpr auto error_message<block_params> = "expected '(' and the block's parameters after its name";
+template <> inline constexpr auto error_message<block_param> = "expected a parameter name after ','";
+template <> inline constexpr auto error_message<param_close> = "expected ',' or ')' after a parameter";
+template <> inline constexpr auto error_message<block_statement> = "expected a statement 'name = expression', 'for', 'return expression' or '}'";
 // clang-format on
 
 // The table in the form PEGTL's must_if<> reads it.

@@ -12,7 +12,7 @@ namespace tessera::dsl {
 
 std::optional<Scalar> ValueScope::find(std::string_view name) const {
   for (auto it = loop_vars_.rbegin(); it != loop_vars_.rend(); ++it) {
-    if (it->first == name) return Scalar::of_integer(it->second);
+    if (it->first == name) return it->second;
   }
   const auto it = hparams_.values.find(name);
   if (it == hparams_.values.end()) return std::nullopt;
@@ -222,10 +222,19 @@ bool is_hf_folder(const CompileOptions& options) {
   return options.weights && options.weights->format() == "hf";
 }
 
+bool has_hf_layout(const CompileOptions& options) {
+  if (is_hf_folder(options)) return true;
+  if (!options.weights) return false;
+  const MetaValue* m = options.weights->find_meta(std::string(kHfLayoutKey));
+  if (!m) return false;
+  if (const bool* b = std::get_if<bool>(&m->value)) return *b;
+  return m->is_number() && m->as_float() != 0;
+}
+
 HParamValues evaluate_hparams(const ModelDef& model, const CompileOptions& options) {
   HParamValues out;
   out.arch = architecture(model, options);
-  out.values[std::string(kHfFormatName)] = Scalar::of_integer(is_hf_folder(options) ? 1 : 0);
+  out.values[std::string(kHfFormatName)] = Scalar::of_integer(has_hf_layout(options) ? 1 : 0);
   HParamEvaluator(model, options, out).run();
   return out;
 }

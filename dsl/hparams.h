@@ -27,16 +27,22 @@ HParamValues evaluate_hparams(const ModelDef& model, const CompileOptions& optio
 
 // Whether the weights are a Hugging Face folder (names and keys come from hf: then).
 bool is_hf_folder(const CompileOptions& options);
+// Whether the tensors are laid out as Hugging Face stores them: a Hugging Face folder,
+// or a GGUF converted from one without re-layout (metadata kHfLayoutKey = 1). This is
+// the DSL's predefined number `hf`.
+bool has_hf_layout(const CompileOptions& options);
 
 // Hyper-parameters plus the loop variables currently bound.
 class ValueScope : public ScalarScope {
  public:
   explicit ValueScope(const HParamValues& hparams) : hparams_(hparams) {}
 
-  void push_loop_var(std::string name, int64_t value) { loop_vars_.emplace_back(std::move(name), value); }
+  void push_loop_var(std::string name, int64_t value) { push_scalar(std::move(name), Scalar::of_integer(value)); }
+  // A named number: a loop variable, or a block's number parameter.
+  void push_scalar(std::string name, Scalar value) { loop_vars_.emplace_back(std::move(name), value); }
   void pop_loop_var() { loop_vars_.pop_back(); }
   // The innermost loop variable's value, or -1 outside loops.
-  int64_t innermost_loop_value() const { return loop_vars_.empty() ? -1 : loop_vars_.back().second; }
+  int64_t innermost_loop_value() const { return loop_vars_.empty() ? -1 : loop_vars_.back().second.integer; }
 
   std::optional<Scalar> find(std::string_view name) const override;
   // `text` with its {placeholders} filled in: arch, loop variables, hyper-parameters.
@@ -44,7 +50,7 @@ class ValueScope : public ScalarScope {
 
  private:
   const HParamValues& hparams_;
-  std::vector<std::pair<std::string, int64_t>> loop_vars_;
+  std::vector<std::pair<std::string, Scalar>> loop_vars_;
 };
 
 }  // namespace tessera::dsl

@@ -42,20 +42,13 @@ int GraphBuilder::step_input(StepInput what) {
   return graph_.add_tensor(std::move(t));
 }
 
-int GraphBuilder::weight(const std::string& graph_name, const std::string& file_name, DType dtype,
-                         const Shape& shape, bool transposed, bool widened) {
-  const auto it = weights_by_file_name_.find(file_name);
+int GraphBuilder::weight(const GraphTensor& declared) {
+  const auto it = weights_by_file_name_.find(declared.file_name);
   if (it != weights_by_file_name_.end()) return it->second;
-  GraphTensor t;
-  t.name = graph_name;
+  GraphTensor t = declared;
   t.role = TensorRole::Weight;
-  t.dtype = dtype;
-  t.shape = shape;
-  t.file_name = file_name;
-  t.transposed = transposed;
-  t.widened = widened;
   const int id = graph_.add_tensor(std::move(t));
-  weights_by_file_name_.emplace(file_name, id);
+  weights_by_file_name_.emplace(declared.file_name, id);
   return id;
 }
 
@@ -103,6 +96,13 @@ void GraphBuilder::set_statement(std::string label, std::string target, int laye
   target_ = std::move(target);
   layer_ = layer;
   first_statement_tensor_ = static_cast<int>(graph_.tensors().size());
+}
+
+void GraphBuilder::restore_statement(const StatementMark& m) {
+  label_ = m.label;
+  target_ = m.target;
+  layer_ = m.layer;
+  first_statement_tensor_ = m.first_tensor;
 }
 
 void GraphBuilder::name_result(int id) {

@@ -47,10 +47,9 @@ class GraphBuilder {
 
   // The StepInput tensor fed with `what`, created on first use with its I32 shape.
   int step_input(StepInput what);
-  // The Weight tensor read from `file_name`: one graph tensor per file tensor, so
-  // tied weights are shared.
-  int weight(const std::string& graph_name, const std::string& file_name, DType dtype, const Shape& shape,
-             bool transposed, bool widened);
+  // The Weight tensor `declared` (name, file names, dtype, shape, load conversions):
+  // one graph tensor per file tensor, so tied weights are shared.
+  int weight(const GraphTensor& declared);
   // A node producing a new F32 activation of `shape`; returns its id.
   int add_node(OpKind op, OpParams params, std::vector<int> inputs, Shape shape);
   // A node writing into the existing tensor `output` (KV_WRITE into a cache).
@@ -64,6 +63,15 @@ class GraphBuilder {
   // Where the nodes being added come from: the statement's label and target, and
   // the layer (loop variable value, -1 outside loops).
   void set_statement(std::string label, std::string target, int layer);
+  // The current statement, to come back to after a block call's statements.
+  struct StatementMark {
+    std::string label;
+    std::string target;
+    int layer = -1;
+    int first_tensor = 0;
+  };
+  StatementMark statement_mark() const { return {label_, target_, layer_, first_statement_tensor_}; }
+  void restore_statement(const StatementMark& m);
   // Renames the activation `id` (made by the current statement) to the statement's target.
   void name_result(int id);
   const std::vector<int>& node_layers() const { return node_layers_; }

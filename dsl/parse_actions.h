@@ -39,6 +39,10 @@ struct ParseState {
   SourceLocation pending_fallback_loc;
   Range pending_range;
   int current_group = -1;
+  std::string pending_block_name;
+  SourceLocation pending_block_loc;
+  std::vector<std::string> pending_params;
+  std::vector<SourceLocation> pending_param_locs;
 
   ExprPtr pop() {
     ExprPtr e = std::move(stack.back());
@@ -463,6 +467,54 @@ struct action<g::assignment> {
     s.loc = location(in);
     s.text = collapse_blanks(in.string_view());
     s.target = leading_name(in);
+    s.value = st.pop();
+    st.blocks.back()->push_back(std::move(s));
+  }
+};
+
+// ---- blocks -----------------------------------------------------------------------
+template <>
+struct action<g::block_name> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    st.pending_block_name = in.string();
+    st.pending_block_loc = location(in);
+    st.pending_params.clear();
+    st.pending_param_locs.clear();
+  }
+};
+
+template <>
+struct action<g::block_param> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    st.pending_params.push_back(in.string());
+    st.pending_param_locs.push_back(location(in));
+  }
+};
+
+template <>
+struct action<g::block_header> {
+  template <typename Input>
+  static void apply(const Input&, ParseState& st) {
+    BlockDef b;
+    b.name = std::move(st.pending_block_name);
+    b.loc = st.pending_block_loc;
+    b.params = std::move(st.pending_params);
+    b.param_locs = std::move(st.pending_param_locs);
+    st.model.blocks.push_back(std::move(b));
+    st.blocks = {&st.model.blocks.back().body};
+  }
+};
+
+template <>
+struct action<g::return_statement> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    Statement s;
+    s.kind = Statement::Kind::Return;
+    s.loc = location(in);
+    s.text = collapse_blanks(in.string_view());
     s.value = st.pop();
     st.blocks.back()->push_back(std::move(s));
   }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "dsl/diagnostics.h"
+#include "dsl/op_table.h"
 #include "dsl/semantic_expr.h"
 
 namespace tessera::dsl {
@@ -14,13 +15,18 @@ std::string line_of(SourceLocation loc) { return "line " + std::to_string(loc.li
 
 class ModelChecker {
  public:
-  explicit ModelChecker(ModelDef& model) : model_(model), exprs_(model, &used_weights_) {}
+  explicit ModelChecker(ModelDef& model) : model_(model), exprs_(model, &used_weights_) {
+    exprs_.set_block_body_check(
+        [this](const BlockDef& b, const std::vector<ValueType>& types) { check_block_body(b, types); });
+  }
 
   void run() {
     check_sections();
     check_hparams();
     check_weights();
+    check_block_declarations();
     check_forward();
+    check_unused_blocks();  // first: an unused block may be why weights are unused
     check_unused_weights();
   }
 
@@ -132,6 +138,58 @@ class ModelChecker {
     }
   }
 
+  // Names and shapes of blocks; their bodies are checked at their first call, when the
+  // types of their parameters are known.
+  void check_block_declarations() {
+    for (size_t i = 0; i < model_.blocks.size(); ++i) {
+      const BlockDef& b = model_.blocks[i];
+      for (size_t j = 0; j < i; ++j) {
+        if (model_.blocks[j].name == b.name) {
+          fail(b.loc, "duplicate block " + quoted(b.name) + " (first defined at " + line_of(model_.blocks[j].loc) + ")");
+        }
+      }
+      if (find_op(b.name) || find_scalar_function(b.name)) {
+        fail(b.loc, "block " + quoted(b.name) + " has the name of a built-in op; choose another name");
+      }
+      const NameScope outer{Section::Forward, model_.hparams.size(), {}, nullptr};
+      check_new_name(b.name, b.loc, outer, "block");
+      for (size_t p = 0; p < b.params.size(); ++p) {
+        check_new_name(b.params[p], b.param_locs[p], outer, "parameter");
+        for (size_t q = 0; q < p; ++q) {
+          if (b.params[q] == b.params[p]) fail(b.param_locs[p], "duplicate parameter " + quoted(b.params[p]));
+        }
+      }
+      const auto is_return = [](const Statement& s) { return s.kind == Statement::Kind::Return; };
+      if (b.body.empty() || !is_return(b.body.back())) {
+        fail(b.loc, "block " + quoted(b.name) + " must end with 'return EXPRESSION', its value");
+      }
+      for (size_t k = 0; k + 1 < b.body.size(); ++k) {
+        if (is_return(b.body[k])) fail(b.body[k].loc, "'return' must be the last statement of block " + quoted(b.name));
+      }
+    }
+  }
+
+  // The body of `block` with number parameters as loop-like names and tensor
+  // parameters as variables; it sees no variables of its callers.
+  void check_block_body(const BlockDef& block, const std::vector<ValueType>& types) {
+    std::vector<std::map<std::string, SourceLocation>> saved = std::move(variables_);
+    variables_.assign(1, {});
+    NameScope scope{Section::Forward, model_.hparams.size(), {}, &variables_};
+    scope.block_index = static_cast<int>(&block - model_.blocks.data());
+    for (size_t p = 0; p < block.params.size(); ++p) {
+      if (types[p] == ValueType::Scalar) scope.loop_vars.push_back(block.params[p]);
+      else variables_.front().emplace(block.params[p], block.param_locs[p]);
+    }
+    check_block(model_.blocks[static_cast<size_t>(scope.block_index)].body, scope);
+    variables_ = std::move(saved);
+  }
+
+  void check_unused_blocks() const {
+    for (const BlockDef& b : model_.blocks) {
+      if (!exprs_.is_called(b)) fail(b.loc, "block " + quoted(b.name) + " is defined but never used");
+    }
+  }
+
   void check_forward() {
     variables_.assign(1, {});
     NameScope scope{Section::Forward, model_.hparams.size(), {}, &variables_};
@@ -154,6 +212,10 @@ class ModelChecker {
         check_block(s.body, scope);
         variables_.pop_back();
         scope.loop_vars.pop_back();
+        continue;
+      }
+      if (s.kind == Statement::Kind::Return) {
+        exprs_.expect(*s.value, scope, ValueType::Tensor, "the value of a block");
         continue;
       }
       exprs_.expect(*s.value, scope, ValueType::Tensor, "the value of " + quoted(s.target));

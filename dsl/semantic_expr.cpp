@@ -182,9 +182,12 @@ ValueType ExprChecker::check_binary(Expr& e, const NameScope& scope) {
 }
 
 ValueType ExprChecker::check_call(Expr& e, const NameScope& scope) {
+  if (const BlockDef* block = model_.find_block(e.text)) return check_block_call(e, *block, scope);
   if (find_op(e.text)) return check_op_call(e, scope);
   if (find_scalar_function(e.text)) return check_scalar_call(e, scope);
-  fail(e.loc, "unknown op " + quoted(e.text) + did_you_mean(e.text, callable_names()));
+  std::vector<std::string> names = callable_names();
+  for (const BlockDef& b : model_.blocks) names.push_back(b.name);
+  fail(e.loc, "unknown op " + quoted(e.text) + did_you_mean(e.text, names));
 }
 
 ValueType ExprChecker::check_op_call(Expr& e, const NameScope& scope) {
@@ -239,6 +242,50 @@ void ExprChecker::check_attributes(Expr& e, const NameScope& scope) {
                       " (" + std::string(op.attributes[i].help) + ")");
     }
   }
+}
+
+// A block's parameters take the types of its first call; every call must match them.
+ValueType ExprChecker::check_block_call(Expr& e, const BlockDef& block, const NameScope& scope) {
+  if (scope.section != Section::Forward) {
+    fail(e.loc, "block " + quoted(e.text) + " is a graph computation; it can only be used in the forward section");
+  }
+  const int index = static_cast<int>(&block - model_.blocks.data());
+  if (scope.block_index >= 0 && index >= scope.block_index) {
+    const BlockDef& caller = model_.blocks[static_cast<size_t>(scope.block_index)];
+    fail(e.loc, index == scope.block_index
+                    ? "block " + quoted(caller.name) + " calls itself; blocks cannot be recursive"
+                    : "block " + quoted(caller.name) + " calls " + quoted(e.text) + ", defined after it (line " +
+                          std::to_string(block.loc.line) + "); a block can only call blocks defined before it");
+  }
+  if (!e.named.empty()) fail(e.named[0].loc, "block " + quoted(e.text) + " takes no named arguments");
+  if (e.args.size() != block.params.size()) {
+    fail(e.loc, "block " + quoted(e.text) + " takes " + std::to_string(block.params.size()) + " argument" +
+                    (block.params.size() == 1 ? "" : "s") + " (" + join(block.params) + "), but " +
+                    std::to_string(e.args.size()) + (e.args.size() == 1 ? " was" : " were") + " given");
+  }
+  std::vector<ValueType> types;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const ValueType t = check(*e.args[i], scope);
+    if (t != ValueType::Tensor && t != ValueType::Scalar) {
+      fail(e.args[i]->loc, "argument " + quoted(block.params[i]) + " of block " + quoted(e.text) +
+                               " must be a tensor or a number, but is " + std::string(describe_type(t)));
+    }
+    types.push_back(t);
+  }
+  const auto known = block_param_types_.find(&block);
+  if (known == block_param_types_.end()) {
+    block_param_types_.emplace(&block, types);
+    check_block_body_(block, types);
+    return ValueType::Tensor;
+  }
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != known->second[i]) {
+      fail(e.args[i]->loc, "argument " + quoted(block.params[i]) + " of block " + quoted(e.text) + " is " +
+                               std::string(describe_type(types[i])) + " here but " +
+                               std::string(describe_type(known->second[i])) + " in its first call");
+    }
+  }
+  return ValueType::Tensor;
 }
 
 // A choice is a bare name of the list, or if(condition, name, name).

@@ -2,6 +2,7 @@
 // op table (arity, attribute names and types), and the type (tensor or number) of each.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -26,6 +27,7 @@ struct NameScope {
   std::vector<std::string> loop_vars;  // innermost last
   // Forward: the variables defined so far, one map (name -> where) per block, innermost last.
   const std::vector<std::map<std::string, SourceLocation>>* variables = nullptr;
+  int block_index = -1;  // inside a block's body: its index in ModelDef::blocks
 
   bool has_loop_var(std::string_view name) const;
   const SourceLocation* find_variable(std::string_view name) const;
@@ -33,8 +35,14 @@ struct NameScope {
 
 class ExprChecker {
  public:
+  // Checks a block's body for its parameters' types (at its first call).
+  using BlockBodyCheck = std::function<void(const BlockDef& block, const std::vector<ValueType>& param_types)>;
+
   // Weights the forward section refers to are added to *used_weights.
   ExprChecker(const ModelDef& model, std::set<std::string>* used_weights);
+  void set_block_body_check(BlockBodyCheck check) { check_block_body_ = std::move(check); }
+  // Blocks called so far, with their parameter types.
+  bool is_called(const BlockDef& block) const { return block_param_types_.count(&block) > 0; }
 
   // Resolves names, checks calls, and annotates `e` (type, name_kind); returns its type.
   ValueType check(Expr& e, const NameScope& scope);
@@ -53,6 +61,7 @@ class ExprChecker {
   ValueType check_call(Expr& e, const NameScope& scope);
   ValueType check_op_call(Expr& e, const NameScope& scope);
   ValueType check_scalar_call(Expr& e, const NameScope& scope);
+  ValueType check_block_call(Expr& e, const BlockDef& block, const NameScope& scope);
   void check_attributes(Expr& e, const NameScope& scope);
   void check_choice(Expr& value, const ArgSpec& spec, const std::string& what, const NameScope& scope);
   std::vector<std::string> visible_names(const NameScope& scope) const;
@@ -60,6 +69,8 @@ class ExprChecker {
 
   const ModelDef& model_;
   std::set<std::string>* used_weights_;
+  BlockBodyCheck check_block_body_;
+  std::map<const BlockDef*, std::vector<ValueType>> block_param_types_;
 };
 
 // "a tensor", "a number", ... for messages.

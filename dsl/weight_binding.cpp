@@ -137,7 +137,9 @@ class Binder {
               "weight " + quoted(w.name) + " has no hf: name, so the model cannot read the Hugging Face folder " +
                   options_.weights->path() + "; add , hf: \"name\" after its GGUF name");
     }
-    b.file_name = scope_.expand(hf ? w.hf_name : w.file_name);
+    b.gguf_name = scope_.expand(w.file_name);
+    b.hf_name = w.hf_name.empty() ? "" : scope_.expand(w.hf_name);
+    b.file_name = hf ? b.hf_name : b.gguf_name;
     b.transposed = hf && w.hf_transposed;
     b.shape = declared_shape(w);
     if (!options_.weights) {

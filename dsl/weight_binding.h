@@ -18,6 +18,8 @@ namespace tessera::dsl {
 struct BoundWeight {
   std::string graph_name;  // "tok_embd", or "blk.3.wq" for layer 3 of a group
   std::string file_name;   // the tensor that is read: the declared one, or the fallback's
+  std::string gguf_name;   // that tensor's GGUF and Hugging Face names ("" without hf:)
+  std::string hf_name;
   Shape shape;             // outermost first
   DType dtype = DType::F32;
   bool transposed = false;  // the file stores it [in, out]: the loader transposes it

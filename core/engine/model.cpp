@@ -89,7 +89,10 @@ std::unique_ptr<Model> Model::load(const ModelSpec& spec) {
   options.overrides = spec.overrides;
   options.kv_dtype = spec.kv_dtype;
   m->compiled_ = dsl::compile_model(*def, options);
-  if (m->weights_->format() == "hf") return m;  // tokenizer.json is not read yet: token ids only
+  // A Hugging Face folder, or a GGUF converted from one without a tokenizer: token ids
+  // only (tokenizer.json is not read yet).
+  const bool from_hf = m->weights_->format() == "hf" || m->weights_->find_meta(std::string(dsl::kHfLayoutKey));
+  if (from_hf && !m->weights_->find_meta("tokenizer.ggml.tokens")) return m;
   m->tokenizer_ = std::make_unique<SpmTokenizer>(SpmTokenizer::from_weight_file(*m->weights_));
   if (m->tokenizer_->n_vocab() > m->compiled_.n_vocab) {
     throw Error(spec.weights_path + ": the tokenizer has " + std::to_string(m->tokenizer_->n_vocab()) +

@@ -42,6 +42,8 @@ struct GraphTensor {
   Shape shape;
 
   std::string file_name;  // Weight: the tensor's name in the weights file
+  std::string gguf_name;  // Weight: its name in GGUF files (what a converter writes)
+  std::string hf_name;    // Weight: its name in Hugging Face folders; "" if the model gives none
   bool transposed = false;  // Weight: the file stores the transpose ([in, out])
   // Weight: the file stores it f16/bf16 and the graph reads an f32 copy (norm gains and
   // biases: vector operands are f32 in every kernel contract).

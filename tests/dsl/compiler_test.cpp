@@ -222,9 +222,10 @@ TEST(CompileLlama, LabelsNodesWithTheirStatementAndLayer) {
   const FakeWeightFile file = stories260k_fake();
   const dsl::CompiledModel m = compile_llama(file);
   const auto ropes = nodes_of(m.graph, OpKind::Rope);
+  // The rope is block rotate's value, for block decoder_layer's q of layer 3.
   EXPECT_EQ(ropes[6]->label,
-            "layer 3: q = rope(linear(h, wq[i]), heads: n_heads, dims: n_rot, theta: rope_theta, "
-            "scale: 1.0 / rope_scale, pairing: if(hf, neox, interleaved))");
+            "layer 3: rotate: return rope(t, heads: heads, dims: n_rot, theta: rope_theta, scale: 1.0 / rope_scale, "
+            "pairing: if(hf, neox, interleaved))");
   EXPECT_EQ(m.graph.nodes().front().label, "x = embed(tok_embd)");
   EXPECT_EQ(m.graph.nodes().back().label, "logits = linear(rms_norm(x, out_norm, eps: norm_eps), output)");
   EXPECT_EQ(m.graph.tensor(ropes[6]->output).name, "blk.3.q");

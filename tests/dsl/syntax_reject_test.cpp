@@ -69,7 +69,7 @@ forward {
 }
 logits = y
 )",
-     "bad.tsr:5:1: error: expected a section: 'hparams {', 'weights {' or 'forward {', found 'logits'\n"
+     "bad.tsr:5:1: error: expected a section: 'hparams {', 'weights {', 'forward {' or 'block NAME(...) {', found 'logits'\n"
      "logits = y\n"
      "^\n"},
     {"WeightWithoutShape",
