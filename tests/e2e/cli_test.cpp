@@ -108,6 +108,39 @@ TEST(Check, PrintsTheSummaryOfStories260K) {
   EXPECT_NE(r.out.find("KV cache: 1,280 bytes per token (f32)"), std::string::npos) << "2 x 5 x 4 x 8 x 4:\n" << r.out;
 }
 
+TEST(Check, StatesTheKvCacheForAContextAndABatch) {
+  const auto r = run_command(tessera("check " + shell_quote(source_path("models/llama.tsr")) + " -m " + gguf() +
+                                     " --ctx 4096 --batch 8"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 1,280 bytes x 4,096 tokens = 5 MiB per sequence, x 8 sequences = 40 MiB.
+  EXPECT_NE(r.out.find("KV cache: 1,280 bytes per token (f32), 5.00 MiB at context 4,096, 40.00 MiB for 8 sequences\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("= 5,761,536 at context 4,096"), std::string::npos) << "518,656 + 1,280 x 4,096:\n" << r.out;
+}
+
+TEST(Check, WritesTheGraphForGraphviz) {
+  const std::string dot = temp_file("llama.dot");
+  const auto r = run_command(tessera("check " + shell_quote(source_path("models/llama.tsr")) + " -m " + gguf() +
+                                     " --dot " + shell_quote(dot)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dot);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  EXPECT_EQ(text.rfind("digraph \"llama\" {\n", 0), 0u) << text.substr(0, 200);
+  const auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("[shape=box"), 89u);                // one per node of stories260K's graph
+  EXPECT_EQ(count("subgraph cluster_"), 5u);          // one per layer
+  EXPECT_EQ(count("label=\"blk.4.wq\""), 1u);         // weights are drawn once
+  EXPECT_EQ(count("[style=dashed]"), 10u);            // K and V writes of 5 layers
+  EXPECT_NE(r.err.find("wrote the graph to " + dot + " (89 nodes)"), std::string::npos) << r.err;
+}
+
 TEST(Check, MisspelledOpGetsPositionCaretAndHint) {
   std::ifstream in(source_path("models/llama.tsr"));
   std::stringstream ss;
