@@ -14,5 +14,6 @@ int run_check(const Args& args);
 int run_backends(const Args& args);
 int run_bench(const Args& args);
 int run_init(const Args& args);
+int run_convert(const Args& args);
 
 }  // namespace tessera::cli

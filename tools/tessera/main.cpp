@@ -24,6 +24,7 @@ constexpr Command kCommands[] = {
     {"backends", "list the backend plugins, their devices and kernels", tessera::cli::run_backends},
     {"bench", "measure prefill and decode speed", tessera::cli::run_bench},
     {"init", "write a random-weight GGUF model of any shape a definition allows", tessera::cli::run_init},
+    {"convert", "write a GGUF from a Hugging Face folder or any weights file", tessera::cli::run_convert},
 };
 
 void print_usage(std::FILE* out) {

@@ -17,7 +17,9 @@ MetaValue typed(MetaValue v, int gguf_type) {
 
 constexpr int kGgufUint32 = 4, kGgufInt32 = 5, kGgufFloat32 = 6, kGgufString = 8, kGgufArray = 9;
 
-MetaValue hparam_value(const dsl::HParam& h) {
+}  // namespace
+
+MetaValue hparam_meta_value(const dsl::HParam& h) {
   if (h.is_integer && h.value >= 0 && h.value <= 4294967295.0) {
     return typed(MetaValue{static_cast<uint64_t>(h.value)}, kGgufUint32);
   }
@@ -25,41 +27,52 @@ MetaValue hparam_value(const dsl::HParam& h) {
   return typed(MetaValue{h.value}, kGgufFloat32);
 }
 
-// Deterministic per tensor: the seed mixed with the tensor's index.
-void fill_rows(DType dtype, int64_t cols, float center, float half_width, uint64_t seed, int64_t first_row,
-               int64_t n_rows, void* dst) {
-  std::vector<float> row(static_cast<size_t>(cols));
-  const int64_t row_bytes = dtype_row_bytes(dtype, cols);
-  for (int64_t r = 0; r < n_rows; ++r) {
-    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(first_row + r));
-    for (float& v : row) {
-      const double u = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-      v = center + half_width * static_cast<float>(2.0 * u - 1.0);
-    }
-    quantize_row(dtype, row.data(), static_cast<uint8_t*>(dst) + r * row_bytes, cols);
+std::vector<RandomWeight> random_weights(const dsl::CompiledModel& model, DType dtype, uint64_t seed) {
+  std::vector<RandomWeight> out;
+  std::set<std::string> seen;
+  uint64_t index = 0;
+  for (const GraphTensor& t : model.graph.tensors()) {
+    if (t.role != TensorRole::Weight || !seen.insert(t.file_name).second) continue;
+    const bool matrix = t.shape.size() >= 2;
+    RandomWeight w;
+    w.tensor = &t;
+    w.dtype = matrix ? dtype : DType::F32;
+    w.seed = seed + 1000003ull * ++index;
+    w.center = matrix ? 0.0f : 1.0f;
+    w.half_width = matrix ? std::sqrt(3.0f / static_cast<float>(t.shape.back())) : 0.1f;
+    out.push_back(w);
   }
+  return out;
 }
 
-}  // namespace
+void random_rows(const RandomWeight& w, int64_t first_row, int64_t n_rows, float* dst) {
+  const int64_t cols = w.tensor->shape.back();
+  for (int64_t r = 0; r < n_rows; ++r) {
+    // Seeded by the row's index, so a row's values do not depend on the chunking.
+    std::mt19937_64 rng(w.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(first_row + r));
+    float* row = dst + r * cols;
+    for (int64_t c = 0; c < cols; ++c) {
+      const double u = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+      row[c] = w.center + w.half_width * static_cast<float>(2.0 * u - 1.0);
+    }
+  }
+}
 
 void add_random_model(const dsl::CompiledModel& model, DType dtype, uint64_t seed, GgufWriter& writer) {
   writer.set_meta("general.architecture", typed(MetaValue{model.name}, kGgufString));
   writer.set_meta("general.name", typed(MetaValue{model.name + " (random weights)"}, kGgufString));
   for (const dsl::HParam& h : model.hparams) {
-    if (!h.meta_key.empty()) writer.set_meta(h.meta_key, hparam_value(h));
+    if (!h.meta_key.empty()) writer.set_meta(h.meta_key, hparam_meta_value(h));
   }
-  std::set<std::string> written;
-  uint64_t index = 0;
-  for (const GraphTensor& t : model.graph.tensors()) {
-    if (t.role != TensorRole::Weight || !written.insert(t.file_name).second) continue;
-    const bool matrix = t.shape.size() >= 2;
-    const DType d = matrix ? dtype : DType::F32;
-    const int64_t cols = t.shape.back();
-    const float half_width = matrix ? std::sqrt(3.0f / static_cast<float>(cols)) : 0.1f;
-    const float center = matrix ? 0.0f : 1.0f;
-    const uint64_t tensor_seed = seed + 1000003ull * ++index;
-    writer.add_tensor(t.file_name, d, t.shape, [=](int64_t first, int64_t n, void* dst) {
-      fill_rows(d, cols, center, half_width, tensor_seed, first, n, dst);
+  for (const RandomWeight& w : random_weights(model, dtype, seed)) {
+    const int64_t cols = w.tensor->shape.back();
+    writer.add_tensor(w.tensor->file_name, w.dtype, w.tensor->shape, [w, cols](int64_t first, int64_t n, void* dst) {
+      std::vector<float> row(static_cast<size_t>(cols));
+      const int64_t row_bytes = dtype_row_bytes(w.dtype, cols);
+      for (int64_t r = 0; r < n; ++r) {
+        random_rows(w, first + r, 1, row.data());
+        quantize_row(w.dtype, row.data(), static_cast<uint8_t*>(dst) + r * row_bytes, cols);
+      }
     });
   }
 }

@@ -56,8 +56,6 @@ DType parse_kv_dtype(const std::string& name) {
   return t;
 }
 
-namespace {
-
 std::vector<std::string> model_dirs() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("TESSERA_MODEL_PATH"); env && *env) {
@@ -70,6 +68,8 @@ std::vector<std::string> model_dirs() {
   for (std::string& d : Model::builtin_model_dirs()) dirs.push_back(std::move(d));
   return dirs;
 }
+
+namespace {
 
 
 // A q8_0 cache row is whole blocks of 32: refuse a model whose rows are not.

@@ -42,6 +42,10 @@ struct Runtime {
 std::map<std::string, std::string> parse_overrides(const std::vector<std::string>& sets);
 // The KV cache dtype --kv-dtype names: f32, f16, or int8 (= q8_0 blocks); UsageError otherwise.
 DType parse_kv_dtype(const std::string& name);
+
+// Where definitions are looked up without --arch: $TESSERA_MODEL_PATH entries, then the
+// built-in model folders.
+std::vector<std::string> model_dirs();
 // Loads the plugins, opens the backend and loads the model; logs one line to stderr.
 Runtime load_runtime(const RuntimeOptions& options);
 
