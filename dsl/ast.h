@@ -11,6 +11,9 @@
 
 namespace tessera::dsl {
 
+// `else none`: the weight is optional (a bias some checkpoints of a family lack).
+inline constexpr std::string_view kAbsentFallback = "none";
+
 // A place in the source: 1-based line and byte column, and the byte offset.
 struct SourceLocation {
   int line = 0;
@@ -104,7 +107,8 @@ struct WeightDecl {
   std::string hf_name;               // the name in a Hugging Face folder; "" = none given
   SourceLocation hf_name_loc;
   bool hf_transposed = false;        // the Hugging Face tensor is stored [in, out]
-  std::string fallback;              // weight used when the file lacks this one; "" = none
+  std::string fallback;              // weight used when the file lacks this one; "" = none;
+                                     // kAbsentFallback: the weight may be absent
   SourceLocation fallback_loc;
   int group = -1;                    // index into ModelDef::layer_groups; -1 = one tensor
 };

@@ -70,7 +70,7 @@ int ForwardCompiler::tensor_value(const Expr& e) {
                        "' is not a tensor expression");
 }
 
-int ForwardCompiler::weight_value(const Expr& e) {
+int ForwardCompiler::weight_value(const Expr& e, bool may_be_absent) {
   const WeightDecl& decl = *model_.find_weight(e.text);
   int64_t layer = -1;
   if (e.kind == ExprKind::Index) {
@@ -78,6 +78,12 @@ int ForwardCompiler::weight_value(const Expr& e) {
     layer = require_integer(scalar(index), index, model_.source, "the index of '" + e.text + "'");
   }
   const BoundWeight& w = weights_.get(decl, layer, e);
+  if (w.absent) {
+    if (may_be_absent) return -1;
+    fail_at(model_.source, e.loc,
+            "weight '" + e.text + "' ('" + w.file_name + "') is not in the weights file; `else none` lets it be " +
+                "absent only where an optional argument takes it, such as the bias of linear");
+  }
   GraphTensor t;
   t.name = w.graph_name;
   t.dtype = w.dtype;
@@ -168,7 +174,11 @@ ArgValue ForwardCompiler::bind(const ArgSpec& spec, const Expr& e, const std::st
   v.present = true;
   v.expr = &e;
   switch (spec.type) {
-    case ArgType::Tensor: v.tensor = tensor_value(e); break;
+    case ArgType::Tensor:
+      // An optional argument given an absent weight (`else none`) counts as left out.
+      v.tensor = spec.optional && e.name_kind == NameKind::Weight ? weight_value(e, true) : tensor_value(e);
+      v.present = v.tensor >= 0;
+      break;
     case ArgType::Int: v.scalar = Scalar::of_integer(require_integer(scalar(e), e, model_.source, what)); break;
     case ArgType::Float: v.scalar = scalar(e); break;
     case ArgType::Choice: v.choice = choice_index(spec, e); break;

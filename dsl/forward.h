@@ -29,7 +29,7 @@ class ForwardCompiler {
   void run_loop(const Statement& s);
   void run_assignment(const Statement& s);
   int tensor_value(const Expr& e);
-  int weight_value(const Expr& e);
+  int weight_value(const Expr& e, bool may_be_absent = false);
   int binary_value(const Expr& e);
   int call_value(const Expr& e);
   int block_value(const Expr& e, const BlockDef& block);

@@ -103,6 +103,7 @@ class ModelChecker {
         }
       }
       if (w.name == kHfFormatName) fail(w.loc, "'hf' is reserved: it is 1 when the weights are a Hugging Face folder");
+      if (w.name == kAbsentFallback) fail(w.loc, "'none' is reserved: `else none` marks an optional weight");
       if (const HParamDecl* h = model_.find_hparam(w.name)) {
         fail(w.loc, "weight " + quoted(w.name) + " has the name of the hyper-parameter at " + line_of(h->loc));
       }
@@ -112,7 +113,7 @@ class ModelChecker {
       }
       exprs_.check_template(w.file_name, w.file_name_loc, scope);
       if (!w.hf_name.empty()) exprs_.check_template(w.hf_name, w.hf_name_loc, scope);
-      if (!w.fallback.empty()) check_fallback(i);
+      if (!w.fallback.empty() && w.fallback != kAbsentFallback) check_fallback(i);
     }
   }
 
@@ -229,7 +230,9 @@ class ModelChecker {
   // A weight is used when the forward section reads it, or reads a weight that falls back to it.
   void check_unused_weights() {
     for (auto w = model_.weights.rbegin(); w != model_.weights.rend(); ++w) {
-      if (used_weights_.count(w->name) && !w->fallback.empty()) used_weights_.insert(w->fallback);
+      if (used_weights_.count(w->name) && !w->fallback.empty() && w->fallback != kAbsentFallback) {
+        used_weights_.insert(w->fallback);
+      }
     }
     for (const WeightDecl& w : model_.weights) {
       if (!used_weights_.count(w.name)) {

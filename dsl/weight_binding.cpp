@@ -162,6 +162,8 @@ class Binder {
       // Vector operands (norm gains, biases) are f32 in every kernel contract; files
       // in f16/bf16 (Hugging Face checkpoints) store them narrow.
       if (b.shape.size() == 1 && (b.dtype == DType::F16 || b.dtype == DType::BF16)) b.dtype = DType::F32;
+    } else if (w.fallback == kAbsentFallback) {
+      b.absent = true;
     } else if (!w.fallback.empty()) {
       b = fall_back(w, layer, std::move(b));
     } else {

@@ -23,6 +23,7 @@ struct BoundWeight {
   Shape shape;             // outermost first
   DType dtype = DType::F32;
   bool transposed = false;  // the file stores it [in, out]: the loader transposes it
+  bool absent = false;      // `else none` and the file lacks it: only optional arguments take it
   DType file_dtype = DType::F32;  // differs from dtype for f16/bf16 vectors read as f32
 };
 

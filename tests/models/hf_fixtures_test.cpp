@@ -97,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"mistral", "llama.tsr"}, Case{"qwen2", "qwen2.tsr"}, Case{"qwen2-yarn", "qwen2.tsr"}, Case{"qwen3", "qwen3.tsr"},
                       Case{"gpt2", "gpt2.tsr"}, Case{"phi2", "phi2.tsr"}, Case{"gemma", "gemma.tsr"},
                       Case{"gemma2", "gemma2.tsr"}, Case{"mpt", "mpt.tsr"}, Case{"bloom", "bloom.tsr"},
-                      Case{"stablelm", "stablelm.tsr"}, Case{"gpt_neox", "gptneox.tsr"}),
+                      Case{"stablelm", "stablelm.tsr"}, Case{"stablelm-nobias", "stablelm.tsr"}, Case{"gpt_neox", "gptneox.tsr"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.fixture;
       std::replace(name.begin(), name.end(), '-', '_');
