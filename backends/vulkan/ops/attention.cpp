@@ -46,8 +46,12 @@ void check_params(const tsr_attention_params& p) {
 }
 
 void check_cache(const DeviceTensor& c, const char* role, const tsr_attention_params& p, int64_t kv_width) {
-  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16) {
-    fail(kOp, std::string(role) + " is " + std::string(dtype_label(c.dtype)) + ", expected f32 or f16");
+  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16 && c.dtype != TSR_DTYPE_Q8_0) {
+    fail(kOp, std::string(role) + " is " + std::string(dtype_label(c.dtype)) + ", expected f32, f16 or q8_0");
+  }
+  if (c.dtype == TSR_DTYPE_Q8_0 && kv_width % kit::kQ8Block != 0) {
+    fail(kOp, std::string(role) + " is q8_0 but n_kv_heads * head_dim = " + std::to_string(kv_width) +
+                  " is not a multiple of " + std::to_string(kit::kQ8Block));
   }
   if (c.ndim != 3 || c.shape[1] != p.block_size || c.shape[2] != kv_width) {
     fail(kOp, std::string(role) + " has shape " + shape_label(c) + ", expected [n_blocks, " +

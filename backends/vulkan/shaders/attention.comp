@@ -1,6 +1,7 @@
 // ATTENTION over the paged KV cache, one workgroup per (token t, query head h):
 //   q [T, n_heads * HEAD_DIM] f32; k_cache, v_cache [n_blocks, block_size,
-//   n_kv_heads * HEAD_DIM] in DTYPE; pos, seq i32 [T]; block_tables i32
+//   n_kv_heads * HEAD_DIM] in DTYPE (f32, f16, or q8_0 rows of whole 32-value blocks,
+//   where a head may start inside a block); pos, seq i32 [T]; block_tables i32
 //   [n_seqs, max_blocks]; out [T, n_heads * HEAD_DIM] f32.
 // Token t of sequence seq[t] attends to positions first..pos[t] (first = 0, or
 // pos - window + 1), found through its block table; query head h reads KV head
@@ -15,7 +16,7 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint WG = 64u;
-layout(constant_id = 1) const uint DTYPE = 0u;  // of the caches: f32 or f16
+layout(constant_id = 1) const uint DTYPE = 0u;  // of the caches: f32, f16 or q8_0
 layout(constant_id = 2) const uint HEAD_DIM = 64u;
 
 const uint DIMS_PER_INVOCATION = (HEAD_DIM + WG - 1u) / WG;
@@ -47,7 +48,9 @@ shared float q_sh[HEAD_DIM];
 shared float score_sh[WG];
 shared int row_sh[WG];  // cache row of each key of the chunk; -1 when unusable
 
+// Element i of a cache, counting elements across rows (a q8_0 row is whole blocks).
 float cache_at(HalfRef cache, uint i) {
+  if (DTYPE == DTYPE_Q8_0) return q8_0_at(cache, i / Q8_BLOCK_ELEMS, i % Q8_BLOCK_ELEMS);
   return DTYPE == DTYPE_F16 ? half_at(cache, i) : FloatRef(cache).v[i];
 }
 

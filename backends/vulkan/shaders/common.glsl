@@ -46,14 +46,22 @@ float stable_tanh(float x) {
 float half_at(HalfRef r, uint i) { return unpackHalf2x16(uint(r.v[i])).x; }
 float bf16_at(HalfRef r, uint i) { return uintBitsToFloat(uint(r.v[i]) << 16); }
 
+// q8_0 data is blocks of 34 bytes (17 halves, so only 2-byte aligned): the f16 scale d,
+// then 32 int8 q, two per half (low byte first); value = d * q. This is element j of
+// block `block` of the q8_0 data starting at `data`.
+const uint Q8_BLOCK_ELEMS = 32u;
+const uint Q8_BLOCK_HALVES = 17u;
+float q8_0_at(HalfRef data, uint block, uint j) {
+  const uint first = block * Q8_BLOCK_HALVES;
+  const uint pair = uint(data.v[first + 1u + j / 2u]);
+  return half_at(data, first) * float(bitfieldExtract(int(pair), int((j & 1u) * 8u), 8));
+}
+
 // Element k of row `row` of a [rows, cols] matrix of dtype `dtype`; `data` is its first
-// byte. q8_0 rows are cols / 32 blocks of 34 bytes (17 halves): the f16 scale d, then
-// 32 int8 q, two per half (low byte first); value = d * q.
+// byte. q8_0 rows are cols / 32 blocks.
 float matrix_elem(uint dtype, HalfRef data, uint row, uint cols, uint k) {
   if (dtype == DTYPE_F32) return FloatRef(data).v[row * cols + k];
   if (dtype == DTYPE_F16) return half_at(data, row * cols + k);
   if (dtype == DTYPE_BF16) return bf16_at(data, row * cols + k);
-  const uint block = row * (cols / 32u) * 17u + (k / 32u) * 17u;
-  const uint pair = uint(data.v[block + 1u + (k % 32u) / 2u]);
-  return half_at(data, block) * float(bitfieldExtract(int(pair), int((k & 1u) * 8u), 8));
+  return q8_0_at(data, row * (cols / Q8_BLOCK_ELEMS) + k / Q8_BLOCK_ELEMS, k % Q8_BLOCK_ELEMS);
 }

@@ -1,5 +1,6 @@
 // The Vulkan KV_WRITE and paged ATTENTION kernels against the CPU reference: caches in
-// f32 and f16, block tables in shuffled order with unused entries set to -1, several
+// f32 and f16 (and q8_0 for ATTENTION; q8_0 KV_WRITE is in q8_0_kv_cache_test.cpp),
+// block tables in shuffled order with unused entries set to -1, several
 // sequences, prefill and decode tokens, GQA / MQA, windows and softcaps, ALiBi with head
 // counts that are not powers of two, and head dimensions that do not divide the workgroup.
 #include <gtest/gtest.h>
@@ -63,6 +64,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, KvWrite,
                          });
 
 // ---- ATTENTION: 2e-5 (float softmax and sums against double) ---------------------------
+// q8_0 caches are dequantised exactly (f16 scale * int8) by both kernels, so they get the
+// same bound, tighter than the 1e-4 the q8_0 kernels are specified to.
 
 struct AttentionCase {
   std::string name;
@@ -156,7 +159,14 @@ INSTANTIATE_TEST_SUITE_P(
         AttentionCase{"head_dim_128_window_softcap_f16", TSR_DTYPE_F16, 4, 1, 128, 16, {200}, {2}, 33, 30.0f},
         AttentionCase{"alibi_prefill_12_heads", TSR_DTYPE_F32, 12, 4, 8, 16, {45, 20}, {17, 20}, 0, 0.0f, 8.0f},
         AttentionCase{"alibi_decode_6_heads_f16", TSR_DTYPE_F16, 6, 2, 40, 7, {150, 3}, {1, 1}, 0, 0.0f, 8.0f},
-        AttentionCase{"alibi_window_softcap_5_heads", TSR_DTYPE_F32, 5, 1, 16, 4, {90}, {4}, 30, 5.0f, 4.0f}),
+        AttentionCase{"alibi_window_softcap_5_heads", TSR_DTYPE_F32, 5, 1, 16, 4, {90}, {4}, 30, 5.0f, 4.0f},
+        // q8_0: heads of 8 share a block's scale (stories260K); heads of 40 straddle blocks.
+        AttentionCase{"prefill_gqa_heads_of_8_q8_0", TSR_DTYPE_Q8_0, 8, 4, 8, 16, {37, 5}, {37, 5}},
+        AttentionCase{"decode_three_sequences_q8_0", TSR_DTYPE_Q8_0, 8, 2, 64, 16, {150, 37, 1}, {1, 1, 1}},
+        AttentionCase{"chunked_prefill_heads_of_40_block_7_q8_0", TSR_DTYPE_Q8_0, 8, 4, 40, 7, {40, 23}, {9, 23}},
+        AttentionCase{"window_and_softcap_mqa_q8_0", TSR_DTYPE_Q8_0, 4, 1, 96, 4, {70}, {3}, 10, 5.0f},
+        AttentionCase{"alibi_window_softcap_6_heads_q8_0", TSR_DTYPE_Q8_0, 6, 2, 16, 5, {90, 12}, {4, 12}, 30, 5.0f,
+                      4.0f}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

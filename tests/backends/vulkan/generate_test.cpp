@@ -1,6 +1,7 @@
 // End to end on the Vulkan backend: `tessera generate --backend vulkan` on stories260K
 // gives the golden greedy ids, agrees with the CPU backend on longer prompts (the tiled
-// prefill path) and with an f16 KV cache, and says why when there is no Vulkan driver.
+// prefill path) and with f16 and int8 (q8_0) KV caches, and says why when there is no
+// Vulkan driver.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -36,6 +37,15 @@ std::vector<int32_t> json_ids(const std::string& json, const std::string& field)
   return tessera::test::parse_ids(body);
 }
 
+// The value of a JSON string field without escapes, such as "text":"Once upon".
+std::string json_text(const std::string& json, const std::string& field) {
+  const std::string key = "\"" + field + "\":\"";
+  const size_t at = json.find(key);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + key.size();
+  return json.substr(begin, json.find('"', begin) - begin);
+}
+
 CommandResult generate(const std::string& backend, const std::string& prompt, int n, const std::string& extra = "") {
   return run_command(tessera_cli("generate -m " + gguf() + " -p " + shell_quote(prompt) + " -n " + std::to_string(n) +
                                  " --temp 0 --json --backend " + backend + " " + extra));
@@ -69,6 +79,20 @@ TEST_F(VulkanGenerate, HalfPrecisionCacheAgreesWithTheCpu) {
   ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
   ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
   EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
+}
+
+// The int8 cache is written and read by the Vulkan q8_0 kernels (a missing kernel fails
+// the run): the same quantisation as on the CPU gives the same greedy text.
+TEST_F(VulkanGenerate, Int8CacheGivesTheSameTextAsTheCpu) {
+  const CommandResult cpu = generate("cpu", "Once upon a time", 48, "--kv-dtype int8");
+  const CommandResult gpu = generate("vulkan", "Once upon a time", 48, "--kv-dtype int8");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  ASSERT_EQ(json_ids(gpu.out, "generated_ids").size(), 48u) << gpu.out;
+  EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
+  EXPECT_EQ(json_text(gpu.out, "text"), json_text(cpu.out, "text"));
+  EXPECT_NE(json_text(gpu.out, "text"), "");
+  EXPECT_EQ(gpu.err.find("tessera vulkan validation:"), std::string::npos) << gpu.err;
 }
 
 // Runs with a driver list that names no driver, as on a machine without a Vulkan driver.
