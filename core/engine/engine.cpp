@@ -46,7 +46,7 @@ uint64_t weight_bytes(const Graph& g, const WeightFile& w) {
 
 // A request in flight: what it asked for, its progress, and its streaming state.
 struct Engine::Live {
-  Live(RequestId id_, Request request_, const SpmTokenizer& tokenizer)
+  Live(RequestId id_, Request request_, const Tokenizer& tokenizer)
       : id(id_),
         request(std::move(request_)),
         sampler(request.sampling),
@@ -100,7 +100,7 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
 Engine::~Engine() = default;
 
 RequestId Engine::submit(Request request) {
-  const SpmTokenizer& tokenizer = model_.tokenizer();
+  const Tokenizer& tokenizer = model_.tokenizer();
   if (request.prompt_ids.empty()) request.prompt_ids = tokenizer.encode(request.prompt, tokenizer.add_bos());
   if (request.prompt_ids.empty()) throw Error("the prompt is empty and the vocabulary has no BOS token to start from");
   for (int32_t t : request.prompt_ids) {
@@ -221,7 +221,7 @@ void Engine::on_logits(Live& l, const float* logits) {
     l.has_token = true;
     l.result.ttft_ms = ms_between(l.submitted, Clock::now());
   }
-  const SpmTokenizer& tokenizer = model_.tokenizer();
+  const Tokenizer& tokenizer = model_.tokenizer();
   if (tokenizer.ends_text(token) && !l.request.stop.ignore_eos) return finish(l, FinishReason::Eos);
   const auto& stops = l.request.stop.stop_token_ids;
   if (std::find(stops.begin(), stops.end(), token) != stops.end()) return finish(l, FinishReason::StopToken);

@@ -16,7 +16,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-GenerateResult generate(Session& session, const SpmTokenizer& tokenizer, const std::string& prompt,
+GenerateResult generate(Session& session, const Tokenizer& tokenizer, const std::string& prompt,
                         const GenerateOptions& options, const std::function<void(const std::string&)>& on_text) {
   GenerateResult result;
   result.prompt_ids = tokenizer.encode(prompt, tokenizer.add_bos());

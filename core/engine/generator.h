@@ -9,7 +9,7 @@
 
 #include "core/engine/session.h"
 #include "core/sampling/sampling_params.h"
-#include "core/tokenizer/spm_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 namespace tessera {
 
@@ -32,7 +32,7 @@ struct GenerateResult {
 // Generation stops at n_predict tokens, at the end of the context, or when EOS (or a
 // BOS, which starts a new document) is sampled, unless ignore_eos. `on_text` receives
 // each piece of text as soon as it is complete UTF-8.
-GenerateResult generate(Session& session, const SpmTokenizer& tokenizer, const std::string& prompt,
+GenerateResult generate(Session& session, const Tokenizer& tokenizer, const std::string& prompt,
                         const GenerateOptions& options,
                         const std::function<void(const std::string&)>& on_text = {});
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/tokenizer/bpe_tokenizer.h"
+#include "core/tokenizer/hf_tokenizer_json.h"
 #include "core/util/error.h"
 
 namespace tessera {
@@ -58,10 +60,10 @@ std::string Model::find_architecture(const std::string& arch, const std::vector<
               tried + "\npass --arch FILE to choose one");
 }
 
-const SpmTokenizer& Model::tokenizer() const {
+const Tokenizer& Model::tokenizer() const {
   if (!tokenizer_) {
-    throw Error(weights_->path() + ": no tokenizer Tessera can read (a Hugging Face tokenizer.json is not "
-                "supported yet); give token ids, or use a GGUF of the model");
+    throw Error(weights_->path() + ": no tokenizer Tessera can read (no tokenizer.json beside the weights); "
+                "give token ids, or use a GGUF of the model");
   }
   return *tokenizer_;
 }
@@ -89,11 +91,16 @@ std::unique_ptr<Model> Model::load(const ModelSpec& spec) {
   options.overrides = spec.overrides;
   options.kv_dtype = spec.kv_dtype;
   m->compiled_ = dsl::compile_model(*def, options);
-  // A Hugging Face folder, or a GGUF converted from one without a tokenizer: token ids
-  // only (tokenizer.json is not read yet).
+  // A Hugging Face folder reads FOLDER/tokenizer.json when there is one; without it, or
+  // for a GGUF converted from one without a tokenizer: token ids only.
   const bool from_hf = m->weights_->format() == "hf" || m->weights_->find_meta(std::string(dsl::kHfLayoutKey));
-  if (from_hf && !m->weights_->find_meta("tokenizer.ggml.tokens")) return m;
-  m->tokenizer_ = std::make_unique<SpmTokenizer>(SpmTokenizer::from_weight_file(*m->weights_));
+  if (from_hf && !m->weights_->find_meta("tokenizer.ggml.tokens")) {
+    const fs::path json = fs::path(m->weights_->path()) / "tokenizer.json";
+    if (m->weights_->format() != "hf" || !fs::is_regular_file(json)) return m;
+    m->tokenizer_ = std::make_unique<BpeTokenizer>(bpe_vocab_from_tokenizer_json(json.string()));
+  } else {
+    m->tokenizer_ = make_tokenizer(*m->weights_);
+  }
   if (m->tokenizer_->n_vocab() > m->compiled_.n_vocab) {
     throw Error(spec.weights_path + ": the tokenizer has " + std::to_string(m->tokenizer_->n_vocab()) +
                 " tokens but the model's output has only " + std::to_string(m->compiled_.n_vocab));

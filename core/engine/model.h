@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/tensor/dtype.h"
-#include "core/tokenizer/spm_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 #include "core/weights/weight_file.h"
 #include "dsl/compiler.h"
 
@@ -31,7 +31,7 @@ class Model {
   const WeightFile& weights() const { return *weights_; }
   const dsl::CompiledModel& compiled() const { return compiled_; }
   // Throws when the weights carry no tokenizer Tessera reads (Hugging Face folders).
-  const SpmTokenizer& tokenizer() const;
+  const Tokenizer& tokenizer() const;
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
   const std::string& arch_path() const { return arch_path_; }
   // How the architecture file was chosen, for the log ("general.architecture = llama").
@@ -47,7 +47,7 @@ class Model {
  private:
   std::unique_ptr<WeightFile> weights_;
   dsl::CompiledModel compiled_;
-  std::unique_ptr<SpmTokenizer> tokenizer_;
+  std::unique_ptr<Tokenizer> tokenizer_;
   std::string arch_path_;
   std::string arch_reason_;
 };

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/tokenizer/spm_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 #include "core/tokenizer/utf8.h"
 
 namespace tessera {
@@ -14,7 +14,7 @@ class TokenStreamDecoder {
  public:
   // `tokenizer` must outlive the decoder. `prev_id` is the token before the first one
   // pushed (the last prompt token), or -1 at the start of a text.
-  explicit TokenStreamDecoder(const SpmTokenizer& tokenizer, int32_t prev_id = -1)
+  explicit TokenStreamDecoder(const Tokenizer& tokenizer, int32_t prev_id = -1)
       : tokenizer_(tokenizer), prev_id_(prev_id) {}
 
   // Adds one token; returns the text that became complete (possibly empty).
@@ -23,7 +23,7 @@ class TokenStreamDecoder {
   std::string finish() { return buffer_.flush(); }
 
  private:
-  const SpmTokenizer& tokenizer_;
+  const Tokenizer& tokenizer_;
   int32_t prev_id_;
   Utf8StreamBuffer buffer_;
 };

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <variant>
 
+#include "core/tokenizer/meta_reader.h"
 #include "core/util/error.h"
 #include "core/weights/weight_file.h"
 
@@ -13,94 +14,7 @@ namespace tessera {
 namespace {
 
 constexpr std::string_view kModelKey = "tokenizer.ggml.model";
-constexpr std::string_view kTokensKey = "tokenizer.ggml.tokens";
 constexpr std::string_view kScoresKey = "tokenizer.ggml.scores";
-constexpr std::string_view kTypesKey = "tokenizer.ggml.token_type";
-
-// Reads typed values out of the metadata of one file; every error names the file and key.
-class MetaReader {
- public:
-  explicit MetaReader(const WeightFile& file) : file_(file) {}
-
-  const MetaValue* find(std::string_view key) const {
-    const auto& meta = file_.metadata();
-    auto it = meta.find(std::string(key));
-    return it == meta.end() ? nullptr : &it->second;
-  }
-
-  [[noreturn]] void fail(std::string_view key, const std::string& cause) const {
-    throw Error(file_.path() + ": metadata key '" + std::string(key) + "' " + cause);
-  }
-
-  std::string string_or(std::string_view key, const std::string& fallback) const {
-    const MetaValue* v = find(key);
-    if (!v) return fallback;
-    if (const auto* s = std::get_if<std::string>(&v->value)) return *s;
-    fail(key, "must be a string");
-  }
-
-  bool bool_or(std::string_view key, bool fallback) const {
-    const MetaValue* v = find(key);
-    if (!v) return fallback;
-    if (const auto* b = std::get_if<bool>(&v->value)) return *b;
-    fail(key, "must be a boolean");
-  }
-
-  // A token id: absent, negative or 0xFFFFFFFF (GGUF's "unset") gives -1.
-  int32_t token_id_or_none(std::string_view key, int32_t n_vocab) const {
-    const MetaValue* v = find(key);
-    if (!v) return -1;
-    int64_t id = 0;
-    if (const auto* i = std::get_if<int64_t>(&v->value)) {
-      id = *i;
-    } else if (const auto* u = std::get_if<uint64_t>(&v->value)) {
-      if (*u == std::numeric_limits<uint32_t>::max() || *u == std::numeric_limits<uint64_t>::max())
-        return -1;
-      if (*u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        fail(key, "is " + std::to_string(*u) + ", out of range for a vocabulary of " +
-                      std::to_string(n_vocab) + " tokens");
-      id = static_cast<int64_t>(*u);
-    } else {
-      fail(key, "must be an integer");
-    }
-    if (id < 0) return -1;
-    if (id >= n_vocab)
-      fail(key, "is " + std::to_string(id) + ", out of range for a vocabulary of " +
-                    std::to_string(n_vocab) + " tokens");
-    return static_cast<int32_t>(id);
-  }
-
-  // The array under `key`, or nullptr when absent; its length must be `expected` if >= 0.
-  const MetaArray* array(std::string_view key, int64_t expected) const {
-    const MetaValue* v = find(key);
-    if (!v) return nullptr;
-    const auto* arr = std::get_if<MetaArray>(&v->value);
-    if (!arr) fail(key, "must be an array");
-    if (expected >= 0 && static_cast<int64_t>(arr->size()) != expected)
-      fail(key, "has " + std::to_string(arr->size()) + " entries but " + std::string(kTokensKey) +
-                    " has " + std::to_string(expected));
-    return arr;
-  }
-
- private:
-  const WeightFile& file_;
-};
-
-std::vector<std::string> read_texts(const MetaReader& meta) {
-  const MetaArray* arr = meta.array(kTokensKey, -1);
-  if (!arr) meta.fail(kTokensKey, "is missing: the file has no tokenizer vocabulary");
-  if (arr->empty()) meta.fail(kTokensKey, "is empty");
-  if (arr->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
-    meta.fail(kTokensKey, "has too many entries (" + std::to_string(arr->size()) + ")");
-  std::vector<std::string> texts;
-  texts.reserve(arr->size());
-  for (size_t i = 0; i < arr->size(); ++i) {
-    const auto* s = std::get_if<std::string>(&(*arr)[i].value);
-    if (!s) meta.fail(kTokensKey, "entry " + std::to_string(i) + " is not a string");
-    texts.push_back(*s);
-  }
-  return texts;
-}
 
 std::vector<float> read_scores(const MetaReader& meta, size_t n) {
   std::vector<float> scores(n, 0.0f);
@@ -132,31 +46,6 @@ std::vector<TokenType> infer_types(const Vocab& v) {
   return types;
 }
 
-std::vector<TokenType> read_types(const MetaReader& meta, size_t n) {
-  const MetaArray* arr = meta.array(kTypesKey, static_cast<int64_t>(n));
-  if (!arr) return {};  // absent: the caller infers the types
-  std::vector<TokenType> types(n, TokenType::Normal);
-  for (size_t i = 0; i < n; ++i) {
-    const auto& v = (*arr)[i].value;
-    int64_t code = -1;  // stays out of 1..6 for any value that is not a known code
-    std::string shown;
-    if (const auto* s = std::get_if<int64_t>(&v)) {
-      code = *s;
-      shown = std::to_string(*s);
-    } else if (const auto* u = std::get_if<uint64_t>(&v)) {
-      if (*u <= 6) code = static_cast<int64_t>(*u);
-      shown = std::to_string(*u);
-    } else {
-      meta.fail(kTypesKey, "entry " + std::to_string(i) + " is not an integer");
-    }
-    if (code < 1 || code > 6)
-      meta.fail(kTypesKey, "entry " + std::to_string(i) + " has unknown token type " + shown +
-                               " (expected 1..6)");
-    types[i] = static_cast<TokenType>(code);
-  }
-  return types;
-}
-
 }  // namespace
 
 Vocab vocab_from_metadata(const WeightFile& file) {
@@ -166,16 +55,16 @@ Vocab vocab_from_metadata(const WeightFile& file) {
   const std::string model_name = meta.string_or(kModelKey, "");
   if (model_name != "llama")
     throw Error(file.path() + ": tokenizer model '" + model_name +
-                "' is not supported yet (only 'llama' SentencePiece BPE)");
+                "' is not a SentencePiece vocabulary (expected 'llama')");
 
   Vocab v;
-  v.texts = read_texts(meta);
+  v.texts = read_token_texts(meta);
   const int32_t n = v.size();
   v.scores = read_scores(meta, v.texts.size());
   v.bos_id = meta.token_id_or_none("tokenizer.ggml.bos_token_id", n);
   v.eos_id = meta.token_id_or_none("tokenizer.ggml.eos_token_id", n);
   v.unk_id = meta.token_id_or_none("tokenizer.ggml.unknown_token_id", n);
-  v.types = read_types(meta, v.texts.size());
+  v.types = read_token_types(meta, v.texts.size());
   if (v.types.empty()) v.types = infer_types(v);
   v.add_bos = meta.bool_or("tokenizer.ggml.add_bos_token", true);
   v.add_eos = meta.bool_or("tokenizer.ggml.add_eos_token", false);

@@ -194,7 +194,7 @@ int run_generate(const Args& args) {
   sampling.validate();
 
   Runtime rt = load_runtime(f.runtime);
-  const SpmTokenizer& tokenizer = rt.model->tokenizer();
+  const Tokenizer& tokenizer = rt.model->tokenizer();
   std::vector<std::vector<int32_t>> prompt_ids;
   int64_t longest = 0;
   for (const std::string& p : prompts) {

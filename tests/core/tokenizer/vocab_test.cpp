@@ -32,8 +32,8 @@ test::FakeWeightFile three_token_vocab() {
 TEST(Vocab, RefusesGpt2TokenizerModel) {
   const std::string path = test::testdata_path("tokenizer/ggml-vocab-gpt-2.gguf");
   auto file = GgufFile::open(path);
-  expect_vocab_error(*file, path + ": tokenizer model 'gpt2' is not supported yet (only 'llama' "
-                                   "SentencePiece BPE)");
+  expect_vocab_error(*file, path + ": tokenizer model 'gpt2' is not a SentencePiece "
+                                   "vocabulary (expected 'llama')");
 }
 
 TEST(Vocab, RefusesFileWithoutTokenizerModel) {

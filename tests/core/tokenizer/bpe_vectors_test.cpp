@@ -1,0 +1,57 @@
+// The byte-level BPE tokenizer against llama.cpp's reference vectors (46 strings per
+// vocabulary, encoded without BOS), and the lossless round trip decode(encode(s)) == s.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "core/tokenizer/bpe_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
+#include "core/weights/gguf_reader.h"
+#include "support/testdata.h"
+#include "vocab_vectors.h"
+
+namespace tessera {
+namespace {
+
+std::string ids_to_string(const std::vector<int32_t>& ids) {
+  std::string s;
+  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
+  return s;
+}
+
+std::string vocab_path(const std::string& name) {
+  return test::testdata_path("tokenizer/ggml-vocab-" + name + ".gguf");
+}
+
+BpeTokenizer load_bpe(const std::string& name) {
+  return BpeTokenizer::from_weight_file(*GgufFile::open(vocab_path(name)));
+}
+
+class BpeVocabVectors : public testing::TestWithParam<std::string> {};
+
+TEST_P(BpeVocabVectors, EncodesAllVectors) {
+  const BpeTokenizer tok = load_bpe(GetParam());
+  const auto vectors = test::read_vocab_vectors(vocab_path(GetParam()));
+  ASSERT_EQ(vectors.size(), 46u);
+  for (size_t i = 0; i < vectors.size(); ++i)
+    EXPECT_EQ(ids_to_string(tok.encode(vectors[i].text, false)), ids_to_string(vectors[i].ids))
+        << "vector " << i << ": \"" << vectors[i].text << "\"";
+}
+
+TEST_P(BpeVocabVectors, DecodesEncodedVectorsBack) {
+  const BpeTokenizer tok = load_bpe(GetParam());
+  for (const auto& v : test::read_vocab_vectors(vocab_path(GetParam())))
+    EXPECT_EQ(tok.decode(tok.encode(v.text, false)), v.text) << "\"" << v.text << "\"";
+}
+
+INSTANTIATE_TEST_SUITE_P(Vocabs, BpeVocabVectors,
+                         testing::Values("gpt-2", "mpt", "starcoder", "refact", "falcon",
+                                         "deepseek-llm", "deepseek-coder"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name;
+                           for (char c : info.param) name += c == '-' ? '_' : c;
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace tessera
