@@ -88,6 +88,51 @@ int32_t head_dim(const GraphBuilder& b, const OpCall& call, size_t i, int32_t he
   return static_cast<int32_t>(columns / heads);
 }
 
+// A token count attribute of rope (yarn_orig_ctx, llama3_orig_ctx): 0 or a positive int32.
+int32_t rope_context(const GraphBuilder& b, const OpCall& call, std::string_view name) {
+  const ArgValue& v = call.attribute(name);
+  if (v.scalar.integer < 0 || v.scalar.integer > std::numeric_limits<int32_t>::max()) {
+    b.fail(v.expr ? *v.expr : *call.expr, "rope: " + std::string(name) + " must be 0 or a positive token count");
+  }
+  return static_cast<int32_t>(v.scalar.integer);
+}
+
+// YaRN's params, set when yarn_orig_ctx > 0.
+void set_rope_yarn(const GraphBuilder& b, const OpCall& call, RopeParams& params) {
+  const int32_t orig_ctx = rope_context(b, call, "yarn_orig_ctx");
+  if (orig_ctx == 0) return;
+  params.ext_factor = 1.0f;
+  params.attn_factor = float_attribute(call, "yarn_attn_factor");
+  params.beta_fast = float_attribute(call, "yarn_beta_fast");
+  params.beta_slow = float_attribute(call, "yarn_beta_slow");
+  params.n_ctx_orig = orig_ctx;
+}
+
+// Llama 3.1's params, set when llama3_factor > 0. Otherwise the band factors stay 0:
+// kernels refuse band factors without a factor.
+void set_rope_llama3(const GraphBuilder& b, const OpCall& call, RopeParams& params) {
+  const ArgValue& factor = call.attribute("llama3_factor");
+  const Expr& at = factor.expr ? *factor.expr : *call.expr;
+  const int32_t orig_ctx = rope_context(b, call, "llama3_orig_ctx");
+  if (!(factor.scalar.as_double() >= 0)) {
+    b.fail(at, "rope: llama3_factor must be 0 (off) or positive, not " + factor.scalar.to_string());
+  }
+  if (factor.scalar.as_double() == 0) return;
+  if (params.ext_factor > 0) b.fail(at, "rope: llama3_factor and yarn_orig_ctx (YaRN) cannot be combined");
+  const ArgValue& low = call.attribute("llama3_low_freq_factor");
+  const ArgValue& high = call.attribute("llama3_high_freq_factor");
+  if (!(low.scalar.as_double() < high.scalar.as_double())) {
+    b.fail(low.expr ? *low.expr : high.expr ? *high.expr : at,
+           "rope: llama3_low_freq_factor " + low.scalar.to_string() + " must be below llama3_high_freq_factor " +
+               high.scalar.to_string());
+  }
+  if (orig_ctx == 0) b.fail(at, "rope: llama3_factor needs llama3_orig_ctx, the original context length");
+  params.llama3_factor = float_attribute(call, "llama3_factor");
+  params.llama3_low_freq_factor = float_attribute(call, "llama3_low_freq_factor");
+  params.llama3_high_freq_factor = float_attribute(call, "llama3_high_freq_factor");
+  params.n_ctx_orig = orig_ctx;
+}
+
 }  // namespace
 
 // embed(table [n_vocab, d]) -> [Tokens, d]: the rows of the step's token ids.
@@ -137,7 +182,8 @@ int lower_layer_norm(GraphBuilder& b, const OpCall& call) {
   return b.add_node(OpKind::LayerNorm, params, std::move(inputs), x);
 }
 
-// rope(x [Tokens, heads * head_dim]) -> same shape, rotated by the tokens' positions.
+// rope(x [Tokens, heads * head_dim], freq_factors [dims / 2]) -> same shape, rotated by
+// the tokens' positions; pair i's angle divided by freq_factors[i] when given.
 int lower_rope(GraphBuilder& b, const OpCall& call) {
   const Shape& x = token_rows(b, call, 0);
   const int32_t heads = b.positive_int32(call, "heads");
@@ -158,19 +204,14 @@ int lower_rope(GraphBuilder& b, const OpCall& call) {
   params.head_dim = dims_per_head;
   params.n_rot = rotated;
   params.pairing = call.attribute("pairing").choice;
-  const ArgValue& orig_ctx = call.attribute("yarn_orig_ctx");
-  if (orig_ctx.scalar.integer < 0 || orig_ctx.scalar.integer > std::numeric_limits<int32_t>::max()) {
-    b.fail(orig_ctx.expr ? *orig_ctx.expr : *call.expr, "rope: yarn_orig_ctx must be 0 or a positive token count");
+  set_rope_yarn(b, call, params);
+  set_rope_llama3(b, call, params);
+  std::vector<int> inputs = {call.tensor(0), b.step_input(StepInput::Positions)};
+  if (call.params[1].present) {
+    vector_of(b, call, 1, rotated / 2, "the " + std::to_string(rotated / 2) + " rotated pairs (dims / 2)");
+    inputs.push_back(call.tensor(1));
   }
-  if (orig_ctx.scalar.integer > 0) {
-    params.ext_factor = 1.0f;
-    params.attn_factor = float_attribute(call, "yarn_attn_factor");
-    params.beta_fast = float_attribute(call, "yarn_beta_fast");
-    params.beta_slow = float_attribute(call, "yarn_beta_slow");
-    params.n_ctx_orig = static_cast<int32_t>(orig_ctx.scalar.integer);
-  }
-  const int positions = b.step_input(StepInput::Positions);
-  return b.add_node(OpKind::Rope, params, {call.tensor(0), positions}, x);
+  return b.add_node(OpKind::Rope, params, std::move(inputs), x);
 }
 
 // attention(q [Tokens, heads * head_dim], k, v [Tokens, kv_heads * head_dim])

@@ -132,6 +132,17 @@ class Binder {
     BoundWeight b;
     b.graph_name = layer < 0 ? w.name : "blk." + std::to_string(layer) + "." + w.name;
     const bool hf = is_hf_folder(options_);
+    const bool optional = w.fallback == kAbsentFallback;
+    // An optional weight is left out without a file (tessera init writes what a model
+    // needs) and in a format that has no name for it.
+    if (optional && (!options_.weights || (hf && w.hf_name.empty()))) {
+      b.absent = true;
+      b.gguf_name = scope_.expand(w.file_name);
+      b.file_name = b.gguf_name;
+      b.shape = declared_shape(w);
+      bound_[{w.name, layer}] = std::move(b);
+      return;
+    }
     if (hf && w.hf_name.empty()) {
       fail_at(model_.source, w.file_name_loc,
               "weight " + quoted(w.name) + " has no hf: name, so the model cannot read the Hugging Face folder " +

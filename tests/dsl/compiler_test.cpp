@@ -224,8 +224,10 @@ TEST(CompileLlama, LabelsNodesWithTheirStatementAndLayer) {
   const auto ropes = nodes_of(m.graph, OpKind::Rope);
   // The rope is block rotate's value, for block decoder_layer's q of layer 3.
   EXPECT_EQ(ropes[6]->label,
-            "layer 3: rotate: return rope(t, heads: heads, dims: n_rot, theta: rope_theta, scale: 1.0 / rope_scale, "
-            "pairing: if(hf, neox, interleaved))");
+            "layer 3: rotate: return rope(t, rope_freqs, heads: heads, dims: n_rot, theta: rope_theta, "
+            "scale: 1.0 / if(low_freq, 1.0, rope_scale), pairing: if(hf, neox, interleaved), "
+            "llama3_factor: if(low_freq, rope_scale, 0.0), llama3_low_freq_factor: low_freq, "
+            "llama3_high_freq_factor: high_freq, llama3_orig_ctx: orig_ctx)");
   EXPECT_EQ(m.graph.nodes().front().label, "x = embed(tok_embd)");
   EXPECT_EQ(m.graph.nodes().back().label, "logits = linear(rms_norm(x, out_norm, eps: norm_eps), output)");
   EXPECT_EQ(m.graph.tensor(ropes[6]->output).name, "blk.3.q");

@@ -52,9 +52,22 @@ TEST(OptionalWeight, AbsentLeavesTheOptionalArgumentOut) {
   EXPECT_EQ(find_tensor(m.graph, "b"), nullptr);
 }
 
-TEST(OptionalWeight, WithoutAFileIsDeclared) {  // tessera init writes every weight
+TEST(OptionalWeight, WithoutAFileIsLeftOut) {  // so tessera init writes only what a model needs
   const dsl::CompiledModel m = compile_text(kModel);
-  EXPECT_EQ(op_sequence(m.graph), "get_rows matmul add get_rows matmul");
+  EXPECT_EQ(op_sequence(m.graph), "get_rows matmul get_rows matmul");
+}
+
+TEST(OptionalWeight, WithoutAnHfNameIsLeftOutOfAFolder) {
+  FakeWeightFile f("tiny-hf", "hf");
+  f.set_string("model_type", "tiny");
+  f.add_tensor("model.emb", {8, 4});
+  f.add_tensor("model.w", {4, 4});
+  f.add_tensor("b", {4});  // a folder tensor of the GGUF name is not read: b has no hf: name
+  std::string model = kModel;
+  model.replace(model.find("\"emb\""), 5, "\"emb\", hf: \"model.emb\"");
+  model.replace(model.find("\"w\""), 3, "\"w\", hf: \"model.w\"");
+  const dsl::CompiledModel m = compile_text(model, &f);
+  EXPECT_EQ(op_sequence(m.graph), "get_rows matmul get_rows matmul");
 }
 
 TEST(OptionalWeight, AbsentAsARequiredOperandIsRefused) {

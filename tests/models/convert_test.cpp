@@ -14,6 +14,8 @@
 #include "core/engine/model.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
+#include "core/weights/gguf_reader.h"
+#include "core/weights/gguf_writer.h"
 #include "core/weights/weight_file.h"
 #include "models/hf_fixture.h"
 #include "support/run_command.h"
@@ -300,6 +302,64 @@ TEST_F(ConvertTest, InitHfRefusesAWeightWithoutAnHfName) {
   EXPECT_EQ(r.err, "tessera init: error: " + arch + ": weight 'emb' has no hf: name, so a Hugging Face folder "
                    "cannot hold it\n");
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// The per-pair divisors llama.cpp stores as rope_freqs.weight for a Llama 3.1 model:
+// the plain RoPE frequency over the "llama3" one (factor, low, high, original context).
+std::vector<float> llama3_freq_divisors(int n_rot, double theta, double factor, double low, double high,
+                                        double orig_ctx) {
+  std::vector<float> out;
+  for (int i = 0; i < n_rot / 2; ++i) {
+    const double f = std::pow(theta, -2.0 * i / n_rot);
+    const double wavelength = 2 * M_PI / f;
+    double scaled = f;
+    if (wavelength > orig_ctx / low) {
+      scaled = f / factor;
+    } else if (wavelength >= orig_ctx / high) {
+      const double s = (orig_ctx / wavelength - low) / (high - low);
+      scaled = (1 - s) * f / factor + s * f;
+    }
+    out.push_back(static_cast<float>(f / scaled));
+  }
+  return out;
+}
+
+// A Llama 3.1 folder converted by Tessera keeps the llama3 parameters; a GGUF as llama.cpp
+// writes it has none and the divisors as the tensor rope_freqs.weight, which the
+// definition reads as an optional weight. Both give transformers' logits.
+TEST_F(ConvertTest, Llama3RopeScalingSurvivesBothGgufForms) {
+  const std::string converted = scratch("llama3_params.gguf");
+  const CommandResult r = tessera("convert " + shell_quote(hf_fixture_folder("llama3-rope")) + " --dtype f32 -o " +
+                                  shell_quote(converted));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto source = GgufFile::open(converted);
+  GgufWriter writer;
+  writer.copy_meta(*source);
+  for (const char* key : {"llama.rope.scaling.low_freq_factor", "llama.rope.scaling.factor"}) {
+    MetaValue none{0.0};
+    if (std::string(key) == "llama.rope.scaling.factor") none.value = 1.0;
+    none.gguf_type = 6;  // float32, as llama.cpp writes floats
+    writer.set_meta(key, none);
+  }
+  for (const TensorView& t : source->tensors()) writer.add_tensor(t.name, t.dtype, t.shape, t.data, t.n_bytes);
+  // The fixture's config: head_dim 8, theta 1e4, factor 8, low 1, high 4, original 128.
+  const std::vector<float> divisors = llama3_freq_divisors(8, 10000.0, 8.0, 1.0, 4.0, 128.0);
+  ASSERT_GT(*std::max_element(divisors.begin(), divisors.end()), 1.5f);  // some pairs are scaled
+  writer.add_tensor("rope_freqs.weight", DType::F32, {4}, divisors.data(), divisors.size() * sizeof(float));
+  const std::string with_freqs = scratch("llama3_rope_freqs.gguf");
+  writer.write(with_freqs);
+
+  // Both GGUFs: Tessera's conversion (llama3 parameters) and the llama.cpp-style one.
+  const HfFixture f = load_hf_fixture("llama3-rope");
+  for (const std::string& path : {converted, with_freqs}) {
+    const auto model = load(path);
+    for (const HfSequence& seq : f.sequences) {
+      const std::vector<float> got = prefill_logits(*model, seq.tokens);
+      std::vector<float> want;
+      for (const auto& row : seq.logits) want.insert(want.end(), row.begin(), row.end());
+      EXPECT_LT(max_abs_error(got, want), kTransformersTolerance) << path;
+    }
+  }
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ TEST_P(HfFixtureTest, DecodeLogitsMatchTransformers) {
 
 INSTANTIATE_TEST_SUITE_P(
     Library, HfFixtureTest,
-    ::testing::Values(Case{"llama", "llama.tsr"}, Case{"llama-rope-linear", "llama.tsr"},
+    ::testing::Values(Case{"llama", "llama.tsr"}, Case{"llama-rope-linear", "llama.tsr"}, Case{"llama3-rope", "llama.tsr"},
                       Case{"llama-sharded", "llama.tsr"}, Case{"llama-bf16", "llama.tsr"},
                       Case{"mistral", "llama.tsr"}, Case{"qwen2", "qwen2.tsr"}, Case{"qwen2-yarn", "qwen2.tsr"}, Case{"qwen3", "qwen3.tsr"},
                       Case{"gpt2", "gpt2.tsr"}, Case{"phi2", "phi2.tsr"}, Case{"gemma", "gemma.tsr"},

@@ -104,7 +104,8 @@ std::vector<LibraryModel> library() {
   }
   {
     NaiveConfig c = sizes(2, 32, 2, 2, 16, 64);
-    c.norm = NaiveNorm::layer, c.norm_bias = true, c.qkv_bias = true;
+    // The q/k/v biases are optional (`else none`), so tessera init leaves them out.
+    c.norm = NaiveNorm::layer, c.norm_bias = true;
     c.rope_pairing = NaiveRopePairing::neox, c.rope_dims = 4;
     out.push_back({"stablelm", "--set n_heads=2 --set d_ff=64", c});
   }

@@ -5,30 +5,43 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <vector>
+
+#include <tessera/kit/rope_params.h>
 
 namespace tessera::cpu {
 namespace {
 
 constexpr const char* kOp = "rope";
 
-void check_params(const tsr_rope_params& p) {
-  if (p.n_heads <= 0 || p.head_dim <= 0) {
-    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " and head_dim " +
-                  std::to_string(p.head_dim) + " must be positive");
+
+// Llama 3.1's frequency f of a pair: unchanged when its wavelength 2 pi / f fits
+// high_freq_factor times into n_ctx_orig, f / factor when it does not fit
+// low_freq_factor times, and a linear blend of the two in between. With
+// ratio = n_ctx_orig / wavelength the blend weight is continuous at both band edges,
+// so which side of an edge rounding picks does not matter.
+double llama3_frequency(double f, const tsr_rope_params& p) {
+  const double ratio = p.n_ctx_orig * f / (2.0 * std::numbers::pi);
+  const double low = p.llama3_low_freq_factor, high = p.llama3_high_freq_factor;
+  if (ratio > high) return f;
+  if (ratio < low) return f / p.llama3_factor;
+  const double s = (ratio - low) / (high - low);
+  return (1.0 - s) * f / p.llama3_factor + s * f;
+}
+
+// Per pair i < n_rot / 2: theta^(-2i / n_rot), rescaled by Llama 3.1's bands and
+// divided by freq_factors[i] when those are given. Without either, the values are
+// exactly those of plain RoPE.
+std::vector<double> pair_frequencies(const tsr_rope_params& p, const float* freq_factors) {
+  std::vector<double> inv_freq(static_cast<size_t>(p.n_rot / 2));
+  for (size_t i = 0; i < inv_freq.size(); ++i) {
+    double f = std::pow(static_cast<double>(p.theta), -2.0 * static_cast<double>(i) / p.n_rot);
+    if (p.llama3_factor > 0.0f) f = llama3_frequency(f, p);
+    if (freq_factors) f /= freq_factors[i];
+    inv_freq[i] = f;
   }
-  if (p.n_rot < 0 || p.n_rot > p.head_dim || p.n_rot % 2 != 0) {
-    fail(kOp, "n_rot " + std::to_string(p.n_rot) + " must be even and within head_dim " +
-                  std::to_string(p.head_dim));
-  }
-  if (p.pairing != TSR_ROPE_INTERLEAVED && p.pairing != TSR_ROPE_NEOX) {
-    fail(kOp, "unknown pairing " + std::to_string(p.pairing));
-  }
-  if (!(p.ext_factor >= 0.0f)) fail(kOp, "ext_factor must be >= 0, got " + std::to_string(p.ext_factor));
-  if (p.ext_factor > 0.0f &&
-      !(p.theta > 1.0f && p.freq_scale > 0.0f && p.beta_fast > 0.0f && p.beta_slow > 0.0f && p.n_ctx_orig > 0)) {
-    fail(kOp, "YaRN needs theta > 1, freq_scale > 0, beta_fast > 0, beta_slow > 0 and n_ctx_orig > 0");
-  }
+  return inv_freq;
 }
 
 // What YaRN changes for each pair: the weight of the original (unscaled) angle, and
@@ -55,10 +68,19 @@ YarnMix yarn_mix(const tsr_rope_params& p) {
   return mix;
 }
 
+// The optional input 2, freq_factors f32 [n_rot / 2], or nullopt.
+std::optional<TensorView> freq_factors_input(const tsr_op_call& call, const tsr_rope_params& p) {
+  if (call.n_inputs < 3) return std::nullopt;
+  const TensorView factors = input(call, 2, kOp, "freq_factors");
+  expect_dtype(factors, TSR_DTYPE_F32, kOp, "freq_factors");
+  expect_vector(factors, p.n_rot / 2, kOp, "freq_factors");
+  return factors;
+}
+
 }  // namespace
 
 void rope_ref(CpuDevice&, const tsr_op_call& call) {
-  expect_input_count(call, 2, 2, kOp);
+  expect_input_count(call, 2, 3, kOp);
   const TensorView x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
   const TensorView pos = input(call, 1, kOp, "pos");  // [T] i32
   const TensorView out = output(call, kOp);           // [T, n_heads * head_dim]
@@ -66,7 +88,7 @@ void rope_ref(CpuDevice&, const tsr_op_call& call) {
   expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
   expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
   expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  check_params(p);
+  kit::check_rope_params(p);
   const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
   if (x.cols() != width) {
     fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_heads * head_dim = " +
@@ -75,10 +97,10 @@ void rope_ref(CpuDevice&, const tsr_op_call& call) {
   const int64_t n_tokens = x.rows();
   expect_vector(pos, n_tokens, kOp, "pos");
   expect_matrix(out, n_tokens, width, kOp, "out");
+  const std::optional<TensorView> factors = freq_factors_input(call, p);  // [n_rot / 2]
 
   const int half = p.n_rot / 2;
-  std::vector<double> inv_freq(static_cast<size_t>(half));  // theta^(-2i / n_rot)
-  for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(static_cast<double>(p.theta), -2.0 * i / p.n_rot);
+  const std::vector<double> inv_freq = pair_frequencies(p, factors ? factors->as<const float>() : nullptr);
   const YarnMix yarn = yarn_mix(p);
 
   const int32_t* positions = pos.as<const int32_t>();

@@ -1,8 +1,11 @@
-// ROPE: x, out [T, n_heads * head_dim] f32, pos [T] i32; one invocation per element.
-// YaRN's per-pair ramp bounds and magnitude are computed here, in double, once per call.
+// ROPE: x, out [T, n_heads * head_dim] f32, pos [T] i32, optional freq_factors f32
+// [n_rot / 2]; one invocation per element. YaRN's per-pair ramp bounds and magnitude
+// are computed here, in double, once per call; Llama 3.1's bands in the shader.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+
+#include <tessera/kit/rope_params.h>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
@@ -22,6 +25,11 @@ struct Push {  // rope.comp
   float ext_factor;
   float yarn_low, yarn_high;
   float magnitude;
+  VkDeviceAddress freq_factors;  // read only when has_freq_factors
+  uint32_t has_freq_factors;
+  float llama3_factor;  // 0: no Llama 3.1 scaling
+  float llama3_low, llama3_high;
+  float llama3_ctx_per_turn;  // n_ctx_orig / (2 pi): times a frequency, n_ctx_orig / wavelength
 };
 
 // YaRN's ramp bounds (pair indices) and cos/sin factor; none without YaRN.
@@ -41,29 +49,20 @@ Yarn yarn_terms(const tsr_rope_params& p) {
   return {static_cast<float>(low), static_cast<float>(high), static_cast<float>(magnitude)};
 }
 
-void check_params(const tsr_rope_params& p) {
-  if (p.n_heads <= 0 || p.head_dim <= 0) {
-    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " and head_dim " + std::to_string(p.head_dim) +
-                  " must be positive");
-  }
-  if (p.n_rot < 0 || p.n_rot > p.head_dim || p.n_rot % 2 != 0) {
-    fail(kOp, "n_rot " + std::to_string(p.n_rot) + " must be even and within head_dim " +
-                  std::to_string(p.head_dim));
-  }
-  if (p.pairing != TSR_ROPE_INTERLEAVED && p.pairing != TSR_ROPE_NEOX) {
-    fail(kOp, "unknown pairing " + std::to_string(p.pairing));
-  }
-  if (!(p.ext_factor >= 0.0f)) fail(kOp, "ext_factor must be >= 0, got " + std::to_string(p.ext_factor));
-  if (p.ext_factor > 0.0f &&
-      !(p.theta > 1.0f && p.freq_scale > 0.0f && p.beta_fast > 0.0f && p.beta_slow > 0.0f && p.n_ctx_orig > 0)) {
-    fail(kOp, "YaRN needs theta > 1, freq_scale > 0, beta_fast > 0, beta_slow > 0 and n_ctx_orig > 0");
-  }
+
+// The device address of the optional input 2, freq_factors f32 [n_rot / 2], or 0.
+VkDeviceAddress freq_factors_address(const tsr_op_call& call, const tsr_rope_params& p) {
+  if (call.n_inputs < 3) return 0;
+  const DeviceTensor factors = input(call, 2, kOp, "freq_factors");
+  expect_dtype(factors, TSR_DTYPE_F32, kOp, "freq_factors");
+  expect_vector(factors, p.n_rot / 2, kOp, "freq_factors");
+  return factors.address;
 }
 
 }  // namespace
 
 void rope(VulkanDevice& device, const tsr_op_call& call) {
-  expect_input_count(call, 2, 2, kOp);
+  expect_input_count(call, 2, 3, kOp);
   const DeviceTensor x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
   const DeviceTensor pos = input(call, 1, kOp, "pos");  // [T]
   const DeviceTensor out = output(call, kOp);
@@ -71,7 +70,7 @@ void rope(VulkanDevice& device, const tsr_op_call& call) {
   expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
   expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
   expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  check_params(p);
+  kit::check_rope_params(p);
   const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
   if (x.cols() != width) {
     fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_heads * head_dim = " + std::to_string(width));
@@ -79,15 +78,20 @@ void rope(VulkanDevice& device, const tsr_op_call& call) {
   const int64_t n_tokens = x.rows();
   expect_vector(pos, n_tokens, kOp, "pos");
   expect_matrix(out, n_tokens, width, kOp, "out");
+  const VkDeviceAddress freq_factors = freq_factors_address(call, p);
 
   // Frequencies theta^(-2i / n_rot) = exp2(-i * step): the step is formed in double so
   // the shader's error stays that of one exp2.
   const double step = p.n_rot > 0 ? 2.0 * std::log2(static_cast<double>(p.theta)) / p.n_rot : 0.0;
   const Yarn yarn = yarn_terms(p);
+  const bool llama3 = p.llama3_factor > 0.0f;
   const Push push{x.address, pos.address, out.address, static_cast<uint32_t>(n_tokens),
                   static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.head_dim), static_cast<uint32_t>(p.n_rot),
                   p.pairing == TSR_ROPE_NEOX ? 1u : 0u, p.freq_scale, static_cast<float>(step),
-                  p.ext_factor, yarn.low, yarn.high, yarn.magnitude};
+                  p.ext_factor, yarn.low, yarn.high, yarn.magnitude, freq_factors, call.n_inputs >= 3 ? 1u : 0u,
+                  llama3 ? p.llama3_factor : 0.0f, llama3 ? p.llama3_low_freq_factor : 0.0f,
+                  llama3 ? p.llama3_high_freq_factor : 0.0f,
+                  llama3 ? static_cast<float>(p.n_ctx_orig / (2.0 * std::numbers::pi)) : 0.0f};
   const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(x.elements()), kElementwiseGroup), kOp);
   device.dispatch(make_dispatch(ShaderId::rope, {kElementwiseGroup}, push, grid));
 }

@@ -1,10 +1,11 @@
 // ROPE: x, out [T, n_heads * head_dim] f32, pos i32 [T]. The first n_rot dims of every
 // head are rotated in pairs (interleaved: (2i, 2i+1); neox: (i, i + n_rot/2)) by the
-// angle pos * freq_scale * theta^(-2i / n_rot); the other dims are copied. With YaRN
-// (ext_factor > 0) pair i's angle is mixed with the unscaled pos * theta^(-2i / n_rot)
-// by ramp(i) = ext_factor * (1 - clamp((i - low) / max(0.001, high - low), 0, 1)), and
-// cos and sin are scaled by `magnitude` (low, high and magnitude come from the host).
-// One invocation per output element.
+// angle pos * freq_scale * f(i), f(i) = theta^(-2i / n_rot), rescaled by Llama 3.1's
+// bands when llama3_factor > 0 and divided by freq_factors[i] when given; the other
+// dims are copied. With YaRN (ext_factor > 0) pair i's angle is mixed with the
+// unscaled pos * f(i) by ramp(i) = ext_factor * (1 - clamp((i - low) / max(0.001,
+// high - low), 0, 1)), and cos and sin are scaled by `magnitude` (low, high and
+// magnitude come from the host). One invocation per output element.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -26,13 +27,38 @@ layout(push_constant) uniform Push {
   float yarn_low;
   float yarn_high;
   float magnitude;
+  FloatRef freq_factors;  // [n_rot / 2], read only when has_freq_factors != 0
+  uint has_freq_factors;
+  float llama3_factor;        // 0: no Llama 3.1 scaling, and the three below are unused
+  float llama3_low;           // low_freq_factor
+  float llama3_high;          // high_freq_factor
+  float llama3_ctx_per_turn;  // n_ctx_orig / (2 pi)
 } p;
 
 const float TWO_PI = 6.28318530717958648;
 
+// Llama 3.1: f is kept when its wavelength fits llama3_high times into n_ctx_orig,
+// divided by the factor when it fits fewer than llama3_low times, and blended in
+// between; the blend is continuous at both edges, so rounding near one is harmless.
+float llama3_frequency(float f) {
+  const float ratio = p.llama3_ctx_per_turn * f;  // n_ctx_orig / wavelength
+  if (ratio > p.llama3_high) return f;
+  if (ratio < p.llama3_low) return f / p.llama3_factor;
+  const float s = (ratio - p.llama3_low) / (p.llama3_high - p.llama3_low);
+  return (1.0 - s) * f / p.llama3_factor + s * f;
+}
+
+// The frequency of pair i: exactly plain RoPE's without Llama 3.1 and freq_factors.
+float pair_frequency(uint i) {
+  float f = exp2(-float(i) * p.log2_theta_step);
+  if (p.llama3_factor > 0.0) f = llama3_frequency(f);
+  if (p.has_freq_factors != 0u) f /= p.freq_factors.v[i];
+  return f;
+}
+
 // The angle of pair i at position `position`.
 float pair_angle(uint i, int position) {
-  const float inv_freq = exp2(-float(i) * p.log2_theta_step);
+  const float inv_freq = pair_frequency(i);
   const float interpolated = float(position) * p.freq_scale * inv_freq;
   if (p.ext_factor == 0.0) return interpolated;
   const float y = (float(i) - p.yarn_low) / max(0.001, p.yarn_high - p.yarn_low);

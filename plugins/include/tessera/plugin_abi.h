@@ -97,8 +97,9 @@ typedef enum tsr_op {
   TSR_OP_GELU = 7,
   /* in: [0] gate [N, C], [1] up [N, C]. out = silu(gate) * up */
   TSR_OP_SWIGLU = 8,
-  /* in: [0] x [T, n_heads * head_dim], [1] pos I32 [T]. out same shape as x.
-     params tsr_rope_params. Rotates the first n_rot dims of every head. */
+  /* in: [0] x [T, n_heads * head_dim], [1] pos I32 [T], optional [2] freq_factors F32
+     [n_rot / 2] (pair i's angle is divided by freq_factors[i]: GGUF's rope_freqs).
+     out same shape as x. params tsr_rope_params. Rotates the first n_rot dims of every head. */
   TSR_OP_ROPE = 9,
   /* in: [0] x [T, n_kv_heads * head_dim] F32, [1] slot I32 [T].
      out: the cache [n_blocks, block_size, n_kv_heads * head_dim] (key dtype),
@@ -162,6 +163,13 @@ typedef struct tsr_rope_params {
   float beta_fast;
   float beta_slow;
   int32_t n_ctx_orig;
+  /* Llama 3.1 frequency scaling, used when llama3_factor > 0 (not with YaRN): pair i's
+     frequency f = theta^(-2i / n_rot) has wavelength w = 2 pi / f; with L = n_ctx_orig,
+     w < L / high keeps f, w > L / low uses f / factor, and in between
+     s = (L / w - low) / (high - low) gives (1 - s) f / factor + s f. */
+  float llama3_factor;
+  float llama3_low_freq_factor;
+  float llama3_high_freq_factor;
 } tsr_rope_params;
 
 typedef struct tsr_kv_write_params {

@@ -1,0 +1,58 @@
+#include <tessera/kit/rope_params.h>
+
+#include <string>
+
+#include <tessera/kit/kernel_error.h>
+
+namespace tessera::kit {
+namespace {
+
+constexpr const char* kOp = "rope";
+
+void check_yarn(const tsr_rope_params& p) {
+  if (!(p.ext_factor >= 0.0f)) fail(kOp, "ext_factor must be >= 0, got " + std::to_string(p.ext_factor));
+  if (p.ext_factor > 0.0f &&
+      !(p.theta > 1.0f && p.freq_scale > 0.0f && p.beta_fast > 0.0f && p.beta_slow > 0.0f && p.n_ctx_orig > 0)) {
+    fail(kOp, "YaRN needs theta > 1, freq_scale > 0, beta_fast > 0, beta_slow > 0 and n_ctx_orig > 0");
+  }
+}
+
+// llama3_factor 0 switches the scaling off, so band factors without it are a mistake
+// (a caller that forgot the factor), not a request for plain RoPE.
+void check_llama3(const tsr_rope_params& p) {
+  const float factor = p.llama3_factor, low = p.llama3_low_freq_factor, high = p.llama3_high_freq_factor;
+  if (!(factor >= 0.0f)) fail(kOp, "llama3_factor must be >= 0 (0: off), got " + std::to_string(factor));
+  if (factor == 0.0f) {
+    if (low != 0.0f || high != 0.0f) {
+      fail(kOp, "llama3_low_freq_factor " + std::to_string(low) + " and llama3_high_freq_factor " +
+                    std::to_string(high) + " need llama3_factor > 0");
+    }
+    return;
+  }
+  if (p.ext_factor > 0.0f) fail(kOp, "llama3 scaling and YaRN (ext_factor > 0) cannot be combined");
+  if (!(low < high)) {
+    fail(kOp, "llama3 scaling needs llama3_low_freq_factor < llama3_high_freq_factor, got " + std::to_string(low) +
+                  " and " + std::to_string(high));
+  }
+  if (p.n_ctx_orig <= 0) fail(kOp, "llama3 scaling needs n_ctx_orig > 0, got " + std::to_string(p.n_ctx_orig));
+}
+
+}  // namespace
+
+void check_rope_params(const tsr_rope_params& p) {
+  if (p.n_heads <= 0 || p.head_dim <= 0) {
+    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " and head_dim " +
+                  std::to_string(p.head_dim) + " must be positive");
+  }
+  if (p.n_rot < 0 || p.n_rot > p.head_dim || p.n_rot % 2 != 0) {
+    fail(kOp, "n_rot " + std::to_string(p.n_rot) + " must be even and within head_dim " +
+                  std::to_string(p.head_dim));
+  }
+  if (p.pairing != TSR_ROPE_INTERLEAVED && p.pairing != TSR_ROPE_NEOX) {
+    fail(kOp, "unknown pairing " + std::to_string(p.pairing));
+  }
+  check_yarn(p);
+  check_llama3(p);
+}
+
+}  // namespace tessera::kit
