@@ -62,8 +62,9 @@ std::string Model::find_architecture(const std::string& arch, const std::vector<
 
 const Tokenizer& Model::tokenizer() const {
   if (!tokenizer_) {
-    throw Error(weights_->path() + ": no tokenizer Tessera can read (no tokenizer.json beside the weights); "
-                "give token ids, or use a GGUF of the model");
+    throw Error(tokenizer_problem_.empty() ? weights_->path() + ": no tokenizer Tessera can read (no tokenizer.json "
+                                                                "beside the weights); give token ids, or use a GGUF of the model"
+                                           : tokenizer_problem_);
   }
   return *tokenizer_;
 }
@@ -97,7 +98,13 @@ std::unique_ptr<Model> Model::load(const ModelSpec& spec) {
   if (from_hf && !m->weights_->find_meta("tokenizer.ggml.tokens")) {
     const fs::path json = fs::path(m->weights_->path()) / "tokenizer.json";
     if (m->weights_->format() != "hf" || !fs::is_regular_file(json)) return m;
-    m->tokenizer_ = std::make_unique<BpeTokenizer>(bpe_vocab_from_tokenizer_json(json.string()));
+    try {
+      m->tokenizer_ = std::make_unique<BpeTokenizer>(bpe_vocab_from_tokenizer_json(json.string()));
+    } catch (const Error& e) {
+      // The weights still run from token ids; text needs the tokenizer, and says why not.
+      m->tokenizer_problem_ = e.what();
+      return m;
+    }
   } else {
     m->tokenizer_ = make_tokenizer(*m->weights_);
   }

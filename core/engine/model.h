@@ -48,6 +48,7 @@ class Model {
   std::unique_ptr<WeightFile> weights_;
   dsl::CompiledModel compiled_;
   std::unique_ptr<Tokenizer> tokenizer_;
+  std::string tokenizer_problem_;  // why a folder's tokenizer.json could not be read
   std::string arch_path_;
   std::string arch_reason_;
 };

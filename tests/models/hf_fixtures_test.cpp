@@ -7,12 +7,16 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 #include <span>
 
 #include "core/engine/backend.h"
 #include "core/engine/model.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
+#include "core/util/error.h"
 #include "models/hf_fixture.h"
 
 namespace tessera::test {
@@ -88,6 +92,31 @@ TEST_P(HfFixtureTest, DecodeLogitsMatchTransformers) {
     ASSERT_EQ(logits.size(), s.logits[t].size());
     EXPECT_LT(row_error(logits.data(), s.logits[t]), kTolerance) << "position " << t;
   }
+}
+
+// A folder whose tokenizer.json Tessera cannot read still loads and runs from token ids;
+// asking for its tokenizer gives the reason.
+TEST(HfFolderTokenizer, UnreadableTokenizerJsonLeavesTokenIds) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / ("tessera_hf_tok_" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  for (const char* f : {"config.json", "model.safetensors"}) {
+    fs::copy_file(fs::path(hf_fixture_folder("llama")) / f, folder / f, fs::copy_options::overwrite_existing);
+  }
+  std::ofstream(folder / "tokenizer.json") << R"({"model": {"type": "Unigram", "vocab": []}})";
+  ModelSpec spec;
+  spec.weights_path = folder.string();
+  spec.model_dirs = {source_path("models")};
+  const auto model = Model::load(spec);
+  EXPECT_FALSE(model->has_tokenizer());
+  try {
+    model->tokenizer();
+    ADD_FAILURE() << "tokenizer() did not throw";
+  } catch (const tessera::Error& e) {
+    EXPECT_EQ(std::string(e.what()), (folder / "tokenizer.json").string() +
+                                         ": model.type must be \"BPE\" (byte-level BPE); other tokenizers are not supported");
+  }
+  fs::remove_all(folder);
 }
 
 INSTANTIATE_TEST_SUITE_P(
