@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include <tessera/kit/rope_params.h>
+#include <tessera/kit/op_params.h>
 
 namespace tessera::cpu {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-#include <tessera/kit/rope_params.h>
+#include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"

@@ -1,4 +1,4 @@
-#include <tessera/kit/rope_params.h>
+#include <tessera/kit/op_params.h>
 
 #include <string>
 
@@ -53,6 +53,26 @@ void check_rope_params(const tsr_rope_params& p) {
   }
   check_yarn(p);
   check_llama3(p);
+}
+
+int64_t check_slice_params(const tsr_slice_params& p, int64_t x_cols) {
+  if (p.start < 0 || p.count < 0 || p.stride < 0 || p.groups < 1) {
+    fail("slice", "needs start, count, stride >= 0 and groups >= 1, got start " + std::to_string(p.start) +
+                  ", count " + std::to_string(p.count) + ", stride " + std::to_string(p.stride) + ", groups " +
+                  std::to_string(p.groups));
+  }
+  // start + (groups - 1) * stride + count <= x_cols, arranged so nothing can overflow.
+  const int64_t room = x_cols - p.start;
+  const bool fits = p.start <= x_cols && p.count <= room &&
+                    (p.groups == 1 || p.stride <= (room - p.count) / (p.groups - 1));
+  if (!fits) {
+    fail("slice", std::to_string(p.groups) + " groups of " + std::to_string(p.count) + " columns from column " +
+                  std::to_string(p.start) + " with stride " + std::to_string(p.stride) + " read past the " +
+                  std::to_string(x_cols) + " columns of x");
+  }
+  int64_t out_cols = 0;
+  if (__builtin_mul_overflow(p.groups, p.count, &out_cols)) fail("slice", "groups * count overflows");
+  return out_cols;
 }
 
 }  // namespace tessera::kit
