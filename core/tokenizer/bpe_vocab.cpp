@@ -60,15 +60,10 @@ void validate_bpe_vocab(const BpeVocab& v, const std::string& origin) {
     if (v.merges[i].find(' ', 1) == std::string::npos)
       throw Error(origin + ": merge " + std::to_string(i) + " '" + v.merges[i] +
                   "' is not two tokens separated by a space");
-  auto check_id = [&](int32_t id, const char* what) {
-    if (id < -1 || id >= static_cast<int32_t>(n))
-      throw Error(origin + ": " + what + " id " + std::to_string(id) +
-                  " is out of range for a vocabulary of " + std::to_string(n) + " tokens");
-  };
-  check_id(v.bos_id, "BOS");
-  check_id(v.eos_id, "EOS");
-  check_id(v.eot_id, "EOT");
-  check_id(v.unk_id, "UNK");
+  check_special_id(v.bos_id, "BOS", n, origin);
+  check_special_id(v.eos_id, "EOS", n, origin);
+  check_special_id(v.eot_id, "EOT", n, origin);
+  check_special_id(v.unk_id, "UNK", n, origin);
 }
 
 }  // namespace tessera

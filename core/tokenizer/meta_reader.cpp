@@ -44,4 +44,11 @@ std::vector<TokenType> read_token_types(const MetaReader& meta, size_t n) {
   return types;
 }
 
+void check_special_id(int32_t id, const char* what, size_t n, const std::string& origin) {
+  if (id < -1 || id >= static_cast<int32_t>(n)) {
+    throw Error(origin + ": " + what + " id " + std::to_string(id) + " is out of range for a vocabulary of " +
+                std::to_string(n) + " tokens");
+  }
+}
+
 }  // namespace tessera

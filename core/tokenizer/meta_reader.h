@@ -92,4 +92,8 @@ std::vector<std::string> read_token_texts(const MetaReader& meta);
 // The token types (tokenizer.ggml.token_type, n entries of codes 1..6); empty when absent.
 std::vector<TokenType> read_token_types(const MetaReader& meta, size_t n);
 
+// Throws "<origin>: <what> id N is out of range for a vocabulary of n tokens" unless id
+// is -1 (none) or names a token.
+void check_special_id(int32_t id, const char* what, size_t n, const std::string& origin);
+
 }  // namespace tessera

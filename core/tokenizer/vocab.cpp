@@ -84,14 +84,9 @@ void validate_vocab(const Vocab& v, const std::string& origin) {
   if (v.types.size() != n)
     throw Error(origin + ": vocabulary has " + std::to_string(v.types.size()) +
                 " token types for " + std::to_string(n) + " tokens");
-  auto check_id = [&](int32_t id, const char* what) {
-    if (id < -1 || id >= static_cast<int32_t>(n))
-      throw Error(origin + ": " + what + " id " + std::to_string(id) +
-                  " is out of range for a vocabulary of " + std::to_string(n) + " tokens");
-  };
-  check_id(v.bos_id, "BOS");
-  check_id(v.eos_id, "EOS");
-  check_id(v.unk_id, "UNK");
+  check_special_id(v.bos_id, "BOS", n, origin);
+  check_special_id(v.eos_id, "EOS", n, origin);
+  check_special_id(v.unk_id, "UNK", n, origin);
 }
 
 }  // namespace tessera

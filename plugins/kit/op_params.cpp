@@ -1,8 +1,10 @@
 #include <tessera/kit/op_params.h>
 
+#include <cmath>
 #include <string>
 
 #include <tessera/kit/kernel_error.h>
+#include <tessera/kit/tensor_check.h>
 
 namespace tessera::kit {
 namespace {
@@ -73,6 +75,50 @@ int64_t check_slice_params(const tsr_slice_params& p, int64_t x_cols) {
   int64_t out_cols = 0;
   if (__builtin_mul_overflow(p.groups, p.count, &out_cols)) fail("slice", "groups * count overflows");
   return out_cols;
+}
+
+void check_get_rows(const TensorInfo& table, const TensorInfo& idx, const TensorInfo& out) {
+  const char* op = "get_rows";
+  if (table.dtype == TSR_DTYPE_I32) fail(op, "table is i32, expected f32, f16, bf16 or q8_0");
+  if (table.ndim != 2) fail(op, "table has shape " + shape_label(table) + ", expected [R, C]");
+  expect_dtype(idx, TSR_DTYPE_I32, op, "idx");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_vector(idx, idx.elements(), op, "idx");
+  expect_matrix(out, idx.elements(), table.cols(), op, "out");
+}
+
+void check_attention_params(const tsr_attention_params& p) {
+  const char* op = "attention";
+  if (p.n_heads <= 0 || p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0 || p.n_seqs <= 0 ||
+      p.max_blocks_per_seq <= 0) {
+    fail(op, "n_heads, n_kv_heads, head_dim, block_size, n_seqs and max_blocks_per_seq must be positive");
+  }
+  if (p.n_heads % p.n_kv_heads != 0) {
+    fail(op, "n_heads " + std::to_string(p.n_heads) + " is not a multiple of n_kv_heads " +
+                 std::to_string(p.n_kv_heads));
+  }
+  if (p.window < 0) fail(op, "window must be >= 0, got " + std::to_string(p.window));
+  if (!(p.softcap >= 0.0f)) fail(op, "softcap must be >= 0, got " + std::to_string(p.softcap));
+  if (!std::isfinite(p.scale)) fail(op, "scale must be finite");
+  if (!(p.alibi_max_bias >= 0.0f) || !std::isfinite(p.alibi_max_bias)) {
+    fail(op, "alibi_max_bias must be >= 0 and finite, got " + std::to_string(p.alibi_max_bias));
+  }
+}
+
+void check_kv_cache(const TensorInfo& cache, std::string_view op, std::string_view role, int64_t block_size,
+                    int64_t width) {
+  const std::string who(role);
+  if (cache.dtype != TSR_DTYPE_F32 && cache.dtype != TSR_DTYPE_F16 && cache.dtype != TSR_DTYPE_Q8_0) {
+    fail(op, who + " is " + std::string(dtype_label(cache.dtype)) + ", expected f32, f16 or q8_0");
+  }
+  if (cache.dtype == TSR_DTYPE_Q8_0 && width % kQ8Block != 0) {
+    fail(op, who + " is q8_0 but n_kv_heads * head_dim = " + std::to_string(width) + " is not a multiple of " +
+                 std::to_string(kQ8Block));
+  }
+  if (cache.ndim != 3 || cache.shape[1] != block_size || cache.shape[2] != width) {
+    fail(op, who + " has shape " + shape_label(cache) + ", expected [n_blocks, " + std::to_string(block_size) +
+                 ", " + std::to_string(width) + "]");
+  }
 }
 
 }  // namespace tessera::kit

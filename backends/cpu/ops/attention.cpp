@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <tessera/kit/op_params.h>
+
 #include "core/tensor/dtype.h"
 
 namespace tessera::cpu {
@@ -12,39 +14,7 @@ namespace {
 
 constexpr const char* kOp = "attention";
 
-void check_params(const tsr_attention_params& p) {
-  if (p.n_heads <= 0 || p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0 ||
-      p.n_seqs <= 0 || p.max_blocks_per_seq <= 0) {
-    fail(kOp, "n_heads, n_kv_heads, head_dim, block_size, n_seqs and max_blocks_per_seq "
-              "must be positive");
-  }
-  if (p.n_heads % p.n_kv_heads != 0) {
-    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " is not a multiple of n_kv_heads " +
-                  std::to_string(p.n_kv_heads));
-  }
-  if (p.window < 0) fail(kOp, "window must be >= 0, got " + std::to_string(p.window));
-  if (!(p.softcap >= 0.0f)) fail(kOp, "softcap must be >= 0, got " + std::to_string(p.softcap));
-  if (!std::isfinite(p.scale)) fail(kOp, "scale must be finite");
-  if (!(p.alibi_max_bias >= 0.0f) || !std::isfinite(p.alibi_max_bias)) {
-    fail(kOp, "alibi_max_bias must be >= 0 and finite, got " + std::to_string(p.alibi_max_bias));
-  }
-}
 
-void check_cache(const TensorView& c, const char* role, const tsr_attention_params& p,
-                 int64_t kv_width) {
-  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16 && c.dtype != TSR_DTYPE_Q8_0) {
-    fail(kOp, std::string(role) + " is " + std::string(dtype_label(c.dtype)) +
-                  ", expected f32, f16 or q8_0");
-  }
-  if (c.dtype == TSR_DTYPE_Q8_0 && kv_width % kQ8BlockElems != 0) {
-    fail(kOp, std::string(role) + " is q8_0 but n_kv_heads * head_dim = " + std::to_string(kv_width) +
-                  " is not a multiple of " + std::to_string(kQ8BlockElems));
-  }
-  if (c.ndim != 3 || c.shape[1] != p.block_size || c.shape[2] != kv_width) {
-    fail(kOp, std::string(role) + " has shape " + shape_label(c) + ", expected [n_blocks, " +
-                  std::to_string(p.block_size) + ", " + std::to_string(kv_width) + "]");
-  }
-}
 
 // Every table entry token t reads must name a block of the cache.
 void check_token_blocks(const AttentionArgs& a, int64_t t) {
@@ -110,7 +80,7 @@ AttentionArgs check_attention(const tsr_op_call& call) {
   expect_input_count(call, 6, 6, kOp);
   AttentionArgs a;
   a.p = params_of<tsr_attention_params>(call, kOp);
-  check_params(a.p);
+  kit::check_attention_params(a.p);
   a.q = input(call, 0, kOp, "q");
   a.k_cache = input(call, 1, kOp, "k_cache");
   a.v_cache = input(call, 2, kOp, "v_cache");
@@ -132,8 +102,8 @@ AttentionArgs check_attention(const tsr_op_call& call) {
                   std::to_string(a.q_width));
   }
   a.n_tokens = a.q.rows();
-  check_cache(a.k_cache, "k_cache", a.p, a.kv_width);
-  check_cache(a.v_cache, "v_cache", a.p, a.kv_width);
+  kit::check_kv_cache(a.k_cache, kOp, "k_cache", a.p.block_size, a.kv_width);
+  kit::check_kv_cache(a.v_cache, kOp, "v_cache", a.p.block_size, a.kv_width);
   if (a.v_cache.dtype != a.k_cache.dtype || a.v_cache.shape[0] != a.k_cache.shape[0]) {
     fail(kOp, "v_cache " + shape_label(a.v_cache) + " " +
                   std::string(dtype_label(a.v_cache.dtype)) + " does not match k_cache " +

@@ -1,6 +1,8 @@
 // GET_ROWS reference kernel.
 #include "backends/cpu/ops/get_rows.h"
 
+#include <tessera/kit/op_params.h>
+
 #include "core/tensor/dtype.h"
 
 namespace tessera::cpu {
@@ -13,15 +15,10 @@ void get_rows_ref(CpuDevice&, const tsr_op_call& call) {
   const TensorView table = input(call, 0, kOp, "table");  // [R, C]
   const TensorView idx = input(call, 1, kOp, "idx");      // [N] i32
   const TensorView out = output(call, kOp);               // [N, C] f32
-  if (table.dtype == TSR_DTYPE_I32) fail(kOp, "table is i32, expected f32, f16, bf16 or q8_0");
-  if (table.ndim != 2) fail(kOp, "table has shape " + shape_label(table) + ", expected [R, C]");
-  expect_dtype(idx, TSR_DTYPE_I32, kOp, "idx");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  kit::check_get_rows(table, idx, out);
   const int64_t n = idx.elements();
   const int64_t n_rows = table.shape[0];
   const int64_t cols = table.cols();
-  expect_vector(idx, n, kOp, "idx");
-  expect_matrix(out, n, cols, kOp, "out");
 
   const int32_t* ids = idx.as<const int32_t>();
   for (int64_t i = 0; i < n; ++i) {

@@ -4,6 +4,8 @@
 // which reports the first bad one through the error word.
 #include <cmath>
 
+#include <tessera/kit/op_params.h>
+
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
@@ -25,39 +27,13 @@ struct Push {  // attention.comp
 };
 
 void check_params(const tsr_attention_params& p) {
-  if (p.n_heads <= 0 || p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0 || p.n_seqs <= 0 ||
-      p.max_blocks_per_seq <= 0) {
-    fail(kOp, "n_heads, n_kv_heads, head_dim, block_size, n_seqs and max_blocks_per_seq must be positive");
-  }
-  if (p.n_heads % p.n_kv_heads != 0) {
-    fail(kOp, "n_heads " + std::to_string(p.n_heads) + " is not a multiple of n_kv_heads " +
-                  std::to_string(p.n_kv_heads));
-  }
-  if (p.window < 0) fail(kOp, "window must be >= 0, got " + std::to_string(p.window));
-  if (!(p.softcap >= 0.0f)) fail(kOp, "softcap must be >= 0, got " + std::to_string(p.softcap));
-  if (!std::isfinite(p.scale)) fail(kOp, "scale must be finite");
-  if (!(p.alibi_max_bias >= 0.0f) || !std::isfinite(p.alibi_max_bias)) {
-    fail(kOp, "alibi_max_bias must be >= 0 and finite, got " + std::to_string(p.alibi_max_bias));
-  }
+  kit::check_attention_params(p);
   if (p.head_dim > kMaxHeadDim) {
     fail(kOp, "head_dim " + std::to_string(p.head_dim) + " exceeds the Vulkan kernel's " +
                   std::to_string(kMaxHeadDim));
   }
 }
 
-void check_cache(const DeviceTensor& c, const char* role, const tsr_attention_params& p, int64_t kv_width) {
-  if (c.dtype != TSR_DTYPE_F32 && c.dtype != TSR_DTYPE_F16 && c.dtype != TSR_DTYPE_Q8_0) {
-    fail(kOp, std::string(role) + " is " + std::string(dtype_label(c.dtype)) + ", expected f32, f16 or q8_0");
-  }
-  if (c.dtype == TSR_DTYPE_Q8_0 && kv_width % kit::kQ8Block != 0) {
-    fail(kOp, std::string(role) + " is q8_0 but n_kv_heads * head_dim = " + std::to_string(kv_width) +
-                  " is not a multiple of " + std::to_string(kit::kQ8Block));
-  }
-  if (c.ndim != 3 || c.shape[1] != p.block_size || c.shape[2] != kv_width) {
-    fail(kOp, std::string(role) + " has shape " + shape_label(c) + ", expected [n_blocks, " +
-                  std::to_string(p.block_size) + ", " + std::to_string(kv_width) + "]");
-  }
-}
 
 // The message for an error code of attention.comp.
 std::string device_error(uint32_t code, int32_t token, int32_t value, const tsr_attention_params& p,
@@ -101,8 +77,8 @@ void attention(VulkanDevice& device, const tsr_op_call& call) {
     fail(kOp, "q has " + std::to_string(q.cols()) + " columns but n_heads * head_dim = " + std::to_string(q_width));
   }
   const int64_t n_tokens = q.rows();
-  check_cache(k_cache, "k_cache", p, kv_width);
-  check_cache(v_cache, "v_cache", p, kv_width);
+  kit::check_kv_cache(k_cache, kOp, "k_cache", p.block_size, kv_width);
+  kit::check_kv_cache(v_cache, kOp, "v_cache", p.block_size, kv_width);
   if (v_cache.dtype != k_cache.dtype || v_cache.shape[0] != k_cache.shape[0]) {
     fail(kOp, "v_cache " + shape_label(v_cache) + " " + std::string(dtype_label(v_cache.dtype)) +
                   " does not match k_cache " + shape_label(k_cache) + " " + std::string(dtype_label(k_cache.dtype)));

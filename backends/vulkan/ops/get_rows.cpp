@@ -1,4 +1,6 @@
 // GET_ROWS: out [N, C] f32 = rows idx [N] of table [R, C] (f32, f16, bf16 or q8_0).
+#include <tessera/kit/op_params.h>
+
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
@@ -21,14 +23,9 @@ void get_rows(VulkanDevice& device, const tsr_op_call& call) {
   const DeviceTensor table = input(call, 0, kOp, "table");  // [R, C]
   const DeviceTensor idx = input(call, 1, kOp, "idx");      // [N] i32
   const DeviceTensor out = output(call, kOp);               // [N, C] f32
-  if (table.dtype == TSR_DTYPE_I32) fail(kOp, "table is i32, expected f32, f16, bf16 or q8_0");
-  if (table.ndim != 2) fail(kOp, "table has shape " + shape_label(table) + ", expected [R, C]");
-  expect_dtype(idx, TSR_DTYPE_I32, kOp, "idx");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  kit::check_get_rows(table, idx, out);
   const int64_t n = idx.elements();
   const int64_t n_rows = table.shape[0];
-  expect_vector(idx, n, kOp, "idx");
-  expect_matrix(out, n, table.cols(), kOp, "out");
 
   Push p{table.address, idx.address, out.address, device.error_word_address(),
          static_cast<uint32_t>(n), static_cast<uint32_t>(table.cols()), static_cast<uint32_t>(n_rows),

@@ -1,5 +1,7 @@
 // KV_WRITE: rows of x [T, n_kv_heads * head_dim] f32 into the cache
 // [n_blocks, block_size, n_kv_heads * head_dim] (f32, f16 or q8_0) at rows slot [T] i32.
+#include <tessera/kit/op_params.h>
+
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
@@ -25,22 +27,12 @@ void kv_write(VulkanDevice& device, const tsr_op_call& call) {
   const auto& p = params_of<tsr_kv_write_params>(call, kOp);
   expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
   expect_dtype(slot, TSR_DTYPE_I32, kOp, "slot");
-  if (cache.dtype != TSR_DTYPE_F32 && cache.dtype != TSR_DTYPE_F16 && cache.dtype != TSR_DTYPE_Q8_0) {
-    fail(kOp, "cache is " + std::string(dtype_label(cache.dtype)) + ", expected f32, f16 or q8_0");
-  }
   const int64_t width = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
   if (p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0) {
     fail(kOp, "n_kv_heads, head_dim and block_size must be positive");
   }
+  kit::check_kv_cache(cache, kOp, "cache", p.block_size, width);
   const bool q8_0 = cache.dtype == TSR_DTYPE_Q8_0;
-  if (q8_0 && width % kit::kQ8Block != 0) {
-    fail(kOp, "cache is q8_0 but n_kv_heads * head_dim = " + std::to_string(width) + " is not a multiple of " +
-                  std::to_string(kit::kQ8Block));
-  }
-  if (cache.ndim != 3 || cache.shape[1] != p.block_size || cache.shape[2] != width) {
-    fail(kOp, "cache has shape " + shape_label(cache) + ", expected [n_blocks, " + std::to_string(p.block_size) +
-                  ", " + std::to_string(width) + "]");
-  }
   if (x.cols() != width) {
     fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_kv_heads * head_dim = " + std::to_string(width));
   }

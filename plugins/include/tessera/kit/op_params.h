@@ -1,9 +1,11 @@
-// The checks every kernel of an op makes of its params (ROPE: sizes, pairing, YaRN,
-// Llama 3.1 scaling; SLICE: the columns read), so backends refuse alike.
+// The checks every kernel of an op makes of its params and KV cache tensors (ROPE,
+// SLICE, GET_ROWS, ATTENTION, KV_WRITE), so backends refuse the same calls with the same messages.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
+#include <tessera/kit/tensor_info.h>
 #include <tessera/plugin_abi.h>
 
 namespace tessera::kit {
@@ -14,5 +16,18 @@ void check_rope_params(const tsr_rope_params& p);
 // Throws KernelError (fail("slice", ...)) unless the params read inside x's `x_cols`
 // columns; returns the output width, groups * count.
 int64_t check_slice_params(const tsr_slice_params& p, int64_t x_cols);
+
+// GET_ROWS: table [R, C] of a float dtype, idx [N] i32, out [N, C] f32; throws
+// KernelError (fail("get_rows", ...)) otherwise.
+void check_get_rows(const TensorInfo& table, const TensorInfo& idx, const TensorInfo& out);
+
+// Throws KernelError (fail("attention", ...)) for sizes, window, softcap, scale or
+// alibi_max_bias no ATTENTION kernel can run.
+void check_attention_params(const tsr_attention_params& p);
+
+// A paged KV cache tensor `role` of `op`: f32, f16 or q8_0 (rows of whole q8_0 blocks),
+// shaped [n_blocks, block_size, width]; throws KernelError otherwise.
+void check_kv_cache(const TensorInfo& cache, std::string_view op, std::string_view role, int64_t block_size,
+                    int64_t width);
 
 }  // namespace tessera::kit
