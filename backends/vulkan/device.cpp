@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 #include <tessera/plugin_abi.h>
 
@@ -26,7 +27,8 @@ VulkanDevice::VulkanDevice(int32_t index) : physical_(Runtime::get().device(inde
     vk_ = load_device(Runtime::get().functions(), device_);
     memory_ = std::make_unique<DeviceMemory>(vk_, device_, physical_);
     pipelines_ = std::make_unique<Pipelines>(vk_, device_);
-    stream_ = std::make_unique<CommandStream>(vk_, device_, static_cast<uint32_t>(physical_.compute_queue_family));
+    stream_ = std::make_unique<CommandStream>(vk_, device_, static_cast<uint32_t>(physical_.compute_queue_family),
+                                              kStepSlots);
     error_word_ = std::make_unique<HostBuffer>(vk_, device_, physical_, sizeof(ErrorWord));
     std::memset(error_word_->data(), 0, sizeof(ErrorWord));
   } catch (...) {
@@ -41,6 +43,8 @@ VulkanDevice::VulkanDevice(int32_t index) : physical_(Runtime::get().device(inde
 
 VulkanDevice::~VulkanDevice() {
   if (vk_.vkDeviceWaitIdle) vk_.vkDeviceWaitIdle(device_);
+  free_retired_scratch();
+  if (scratch_.block) memory_->free(scratch_);
   staging_.reset();
   error_word_.reset();
   stream_.reset();
@@ -80,7 +84,9 @@ uint32_t VulkanDevice::reduction_group_size() const {
 void VulkanDevice::begin_step() {
   if (in_step_) {
     stream_->discard();
+    pending_.clear();
     calls_.clear();
+    free_retired_scratch();
   }
   in_step_ = true;
 }
@@ -93,23 +99,86 @@ void VulkanDevice::end_step() {
 void VulkanDevice::dispatch(const Dispatch& d, ErrorText on_error) {
   if (d.groups_x == 0 || d.groups_y == 0) return;
   const VkPipeline pipeline = pipelines_->get(d.shader, d.spec);
+  if (in_step_) {
+    // Recorded (or found recorded) when the step's dispatches are submitted.
+    pending_.add(pipeline, d.push, d.push_bytes, d.groups_x, d.groups_y);
+    calls_.push_back(std::move(on_error));
+    return;
+  }
   const VkCommandBuffer cmd = stream_->recording();
   vk_.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vk_.vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, d.push_bytes, d.push);
   vk_.vkCmdDispatch(cmd, d.groups_x, d.groups_y, 1);
   stream_->barrier_after_dispatch();
   calls_.push_back(std::move(on_error));
-  if (!in_step_) flush();
+  flush();
 }
 
 void VulkanDevice::flush() {
   try {
+    submit_step_dispatches();
     stream_->submit_and_wait();
   } catch (...) {
+    pending_.clear();
     calls_.clear();
     throw;
   }
+  free_retired_scratch();
   check_error_word();
+}
+
+// The pending step dispatches through the cache of recorded buffers. Replaying is
+// exact: the commands depend on nothing but what the list compares (pipelines, grids,
+// push constants with every device address), and the ErrorText of each call index is
+// collected again as the kernels are called.
+void VulkanDevice::submit_step_dispatches() {
+  if (pending_.empty()) return;
+  const StepCache::Lookup found = step_cache_.find_or_assign(pending_);
+  if (found.hit) {
+    ++steps_replayed_;
+  } else {
+    try {
+      stream_->record(found.slot, pending_.items(), pipelines_->layout());
+    } catch (...) {
+      step_cache_.forget(found.slot);
+      throw;
+    }
+    ++steps_recorded_;
+  }
+  pending_.clear();
+  stream_->submit_recorded(found.slot);
+}
+
+void VulkanDevice::free(const Allocation& allocation) {
+  // Commands still waiting to run may use the memory: run them before it is reused. The
+  // memory is freed even when they fail; the failure is reported afterwards.
+  std::exception_ptr failure;
+  try {
+    flush();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // A later allocation may get the same address; a replay would then still do what a
+  // new recording does, but nothing recorded should outlive the memory it names.
+  step_cache_.clear();
+  memory_->free(allocation);
+  if (failure) std::rethrow_exception(failure);
+}
+
+const Allocation& VulkanDevice::scratch(uint64_t bytes) {
+  if (scratch_.block && scratch_.size >= bytes) return scratch_;
+  // Grow by half again, so a slowly rising need does not reallocate every call.
+  const uint64_t size = std::max(bytes, scratch_.size + scratch_.size / 2);
+  const Allocation grown = memory_->allocate(size);
+  if (scratch_.block) retired_scratch_.push_back(scratch_);
+  scratch_ = grown;
+  step_cache_.clear();  // recorded steps name the old buffer, freed after the next submission
+  return scratch_;
+}
+
+void VulkanDevice::free_retired_scratch() {
+  for (const Allocation& a : retired_scratch_) memory_->free(a);
+  retired_scratch_.clear();
 }
 
 void VulkanDevice::check_error_word() {

@@ -67,6 +67,9 @@ void query_properties(const InstanceFunctions& vk, PhysicalDevice& d) {
   vk.vkGetPhysicalDeviceProperties2(d.handle, &props);
   d.max_allocation_bytes = maintenance3.maxMemoryAllocationSize;
   d.int8_dot_accelerated = dot.integerDotProduct4x8BitPackedSignedAccelerated == VK_TRUE;
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  d.subgroup_arithmetic = (d.subgroup.supportedOperations & needed) == needed &&
+                          (d.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
   d.subgroup.pNext = nullptr;
   d.driver.pNext = nullptr;
 }
@@ -147,8 +150,8 @@ void describe(const PhysicalDevice& d, tsr_device_info* out) {
                      ", Vulkan " + std::to_string(VK_API_VERSION_MAJOR(v)) + "." +
                      std::to_string(VK_API_VERSION_MINOR(v)) + "." + std::to_string(VK_API_VERSION_PATCH(v)) + ", " +
                      type_name(d.properties.deviceType) + ", subgroup " + std::to_string(d.subgroup.subgroupSize) +
-                     ", fp16 " + yes_no(d.shader_float16) + ", 16-bit storage " + yes_no(d.storage_buffer_16bit) +
-                     ", int8 dot " + yes_no(d.int8_dot);
+                     " (arithmetic " + yes_no(d.subgroup_arithmetic) + "), fp16 " + yes_no(d.shader_float16) +
+                     ", 16-bit storage " + yes_no(d.storage_buffer_16bit) + ", int8 dot " + yes_no(d.int8_dot);
   if (d.int8_dot) text += d.int8_dot_accelerated ? " (accelerated)" : " (not accelerated)";
   copy_text(out->name, sizeof out->name, d.properties.deviceName);
   copy_text(out->description, sizeof out->description, text);

@@ -18,6 +18,9 @@ struct PhysicalDevice {
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceDriverProperties driver{};
   VkPhysicalDeviceSubgroupProperties subgroup{};
+  // subgroupAdd and friends in compute shaders (basic + arithmetic operations, compute
+  // stage): the <shader>_subgroup variants may be loaded.
+  bool subgroup_arithmetic = false;
   uint64_t max_allocation_bytes = 0;  // maxMemoryAllocationSize
   VkPhysicalDeviceMemoryProperties memory{};
   bool buffer_device_address = false;
@@ -45,7 +48,8 @@ uint64_t device_local_bytes(const PhysicalDevice& device);
 int device_type_rank(const PhysicalDevice& device);
 
 // name = the driver's device name; description = vendor, driver, Vulkan version, type,
-// subgroup size and the optional features ("fp16 yes, 16-bit storage yes, int8 dot no").
+// subgroup size and arithmetic, and the optional features ("subgroup 8 (arithmetic yes),
+// fp16 yes, 16-bit storage yes, int8 dot no").
 void describe(const PhysicalDevice& device, tsr_device_info* out);
 
 // Copies `text` into the fixed-size field `dst`, truncated to capacity - 1 bytes.

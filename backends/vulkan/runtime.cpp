@@ -43,6 +43,12 @@ bool validation_switch_on() {
   return value != nullptr && std::strcmp(value, "1") == 0;
 }
 
+// Subgroup arithmetic is used unless TESSERA_VULKAN_SUBGROUPS is exactly "0".
+bool subgroup_switch_on() {
+  const char* value = std::getenv("TESSERA_VULKAN_SUBGROUPS");
+  return value == nullptr || std::strcmp(value, "0") != 0;
+}
+
 }  // namespace
 
 Runtime& Runtime::get() {
@@ -52,6 +58,7 @@ Runtime& Runtime::get() {
 
 Runtime::Runtime() {
   validation_requested_ = validation_switch_on();
+  subgroups_allowed_ = subgroup_switch_on();
   if (!loader_.loaded()) {
     reason_ = "no Vulkan loader (libvulkan.so.1): " + loader_.error();
     return;
@@ -164,14 +171,20 @@ void Runtime::record_message(const char* text) {
 
 void Runtime::describe_device(int32_t index, tsr_device_info* out) const {
   describe(device(index), out);
-  if (!validation_requested_) return;
-  const std::string note = validation_active_
-                               ? "; validation on, " + std::to_string(validation_messages()) + " messages"
+  std::string note = subgroups_allowed_ ? "" : "; subgroup arithmetic off";
+  if (validation_requested_) {
+    note += validation_active_ ? "; validation on, " + std::to_string(validation_messages()) + " messages"
                                : std::string("; validation layer missing");
-  // The note goes last and is never truncated away: the base text gives way.
+  }
+  if (note.empty()) return;
+  // The notes go last and are never truncated away: the base text gives way.
   std::string base = out->description;
   base.resize(std::min(base.size(), sizeof out->description - 1 - note.size()));
   copy_text(out->description, sizeof out->description, base + note);
+}
+
+bool use_subgroup_arithmetic(const PhysicalDevice& device) {
+  return device.subgroup_arithmetic && Runtime::get().subgroups_allowed();
 }
 
 }  // namespace tessera::vulkan

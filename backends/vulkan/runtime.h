@@ -7,6 +7,10 @@
 // performance warning and error, prints it to stderr, and appends "validation on, N messages" to each
 // device's description (device_info is live, so a host or a test can re-read N).
 // Without the layer installed the description says "validation layer missing".
+//
+// Switch: TESSERA_VULKAN_SUBGROUPS=0 (read once, here) makes the kernels use the plain
+// shaders (shared-memory reductions) even where the device has subgroup arithmetic;
+// the description then says "subgroup arithmetic off".
 #pragma once
 
 #include <atomic>
@@ -48,7 +52,10 @@ class Runtime {
   uint64_t validation_messages() const { return messages_.load(); }
   void record_message(const char* text);
 
-  // describe() plus the validation note when the switch is on.
+  // False when TESSERA_VULKAN_SUBGROUPS=0.
+  bool subgroups_allowed() const { return subgroups_allowed_; }
+
+  // describe() plus the notes of the switches: subgroups off, validation on.
   void describe_device(int32_t index, tsr_device_info* out) const;
 
  private:
@@ -65,8 +72,13 @@ class Runtime {
   std::string reason_;
   bool validation_requested_ = false;
   bool validation_active_ = false;
+  bool subgroups_allowed_ = true;
   std::atomic<uint64_t> messages_{0};
   std::mutex print_mutex_;
 };
+
+// Whether kernels take the subgroup-arithmetic shader variants (<shader>_subgroup) on
+// `device`: it supports them and TESSERA_VULKAN_SUBGROUPS is not 0.
+bool use_subgroup_arithmetic(const PhysicalDevice& device);
 
 }  // namespace tessera::vulkan

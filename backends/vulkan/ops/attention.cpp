@@ -1,12 +1,15 @@
 // ATTENTION over the paged KV cache (see plugin_abi.h for the tensors): one workgroup
-// per (token, query head). Shapes and params are checked here; the sequence ids,
-// positions and block-table entries live on the device and are checked by the shader,
-// which reports the first bad one through the error word.
+// per (token, query head), or for long contexts and few groups split-KV: one per
+// (token, head, split) writing partials to scratch, then a merge per (token, head).
+// Shapes and params are checked here; the sequence ids, positions and block-table
+// entries live on the device and are checked by the shader, which reports the first
+// bad one through the error word.
 #include <cmath>
 
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
+#include "backends/vulkan/ops/attention_splits.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
 #include "backends/vulkan/ops/tensor_args.h"
@@ -24,6 +27,16 @@ struct Push {  // attention.comp
   float scale, softcap;
   uint32_t call_id;
   float alibi_max_bias;
+  VkDeviceAddress partials;  // n_splits > 1 only
+  uint32_t n_splits;
+  uint32_t unused = 0;  // no padding: equal steps must have equal push bytes (step replay)
+};
+
+static_assert(kAttentionMaxSplits <= 32, "attention_merge.comp holds MAX_SPLITS = 32 weights in shared memory");
+
+struct MergePush {  // attention_merge.comp
+  VkDeviceAddress partials, out, status;
+  uint32_t n_groups, n_heads, n_splits, call_id;
 };
 
 void check_params(const tsr_attention_params& p) {
@@ -33,7 +46,6 @@ void check_params(const tsr_attention_params& p) {
                   std::to_string(kMaxHeadDim));
   }
 }
-
 
 // The message for an error code of attention.comp.
 std::string device_error(uint32_t code, int32_t token, int32_t value, const tsr_attention_params& p,
@@ -88,19 +100,36 @@ void attention(VulkanDevice& device, const tsr_op_call& call) {
   expect_matrix(block_tables, p.n_seqs, p.max_blocks_per_seq, kOp, "block_tables");
   expect_matrix(out, n_tokens, q_width, kOp, "out");
   const int64_t n_cache_blocks = k_cache.shape[0];
+  const ErrorText on_error = [p, n_cache_blocks](uint32_t code, int32_t token, int32_t value) {
+    return device_error(code, token, value, p, n_cache_blocks);
+  };
 
+  const uint64_t groups = static_cast<uint64_t>(n_tokens) * static_cast<uint64_t>(p.n_heads);
+  const auto n_splits = static_cast<uint32_t>(attention_splits(n_tokens, p.n_heads, p.max_blocks_per_seq, p.block_size));
+  // Partials: (max, sum, acc[head_dim]) f32 per (token, head, split).
+  const uint64_t partial_bytes = groups * n_splits * (static_cast<uint64_t>(p.head_dim) + 2) * sizeof(float);
+  const VkDeviceAddress partials = n_splits > 1 ? device.scratch(partial_bytes).address() : 0;
   const Push push{q.address, k_cache.address, v_cache.address, pos.address, seq.address, block_tables.address,
                   out.address, device.error_word_address(), static_cast<uint32_t>(n_tokens),
                   static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.n_kv_heads),
                   static_cast<uint32_t>(p.block_size), static_cast<uint32_t>(p.n_seqs),
                   static_cast<uint32_t>(p.max_blocks_per_seq), static_cast<uint32_t>(n_cache_blocks),
-                  static_cast<uint32_t>(p.window), p.scale, p.softcap, device.next_call_id(), p.alibi_max_bias};
-  const uint64_t groups = static_cast<uint64_t>(n_tokens) * static_cast<uint64_t>(p.n_heads);
+                  static_cast<uint32_t>(p.window), p.scale, p.softcap, device.next_call_id(), p.alibi_max_bias,
+                  partials, n_splits};
   const std::vector<uint32_t> spec = {kGroup, static_cast<uint32_t>(k_cache.dtype), static_cast<uint32_t>(p.head_dim)};
-  device.dispatch(make_dispatch(ShaderId::attention, spec, push, grid_for(device, groups, kOp)),
-                  [p, n_cache_blocks](uint32_t code, int32_t token, int32_t value) {
-                    return device_error(code, token, value, p, n_cache_blocks);
-                  });
+  if (n_splits == 1) {
+    device.dispatch(make_dispatch(ShaderId::attention, spec, push, grid_for(device, groups, kOp)), on_error);
+    return;
+  }
+  // Split-KV: the splits write partials and leave errors to the merge, which reports
+  // them after zeroing the row (outside a step each dispatch is its own submission).
+  // Each dispatch ends with a barrier, so the merge sees every partial.
+  device.dispatch(make_dispatch(ShaderId::attention, spec, push, grid_for(device, groups * n_splits, kOp)));
+  const MergePush merge{partials, out.address, device.error_word_address(), static_cast<uint32_t>(groups),
+                        static_cast<uint32_t>(p.n_heads), n_splits, device.next_call_id()};
+  const std::vector<uint32_t> merge_spec = {kGroup, static_cast<uint32_t>(p.head_dim)};
+  device.dispatch(make_dispatch(ShaderId::attention_merge, merge_spec, merge, grid_for(device, groups, kOp)),
+                  on_error);
 }
 
 }  // namespace tessera::vulkan

@@ -18,6 +18,7 @@ enum UnaryOp : uint32_t { kSilu = 0, kGelu = 1, kScale = 2, kGeluTanh = 3, kRelu
 struct BinaryPush {  // binary.comp
   VkDeviceAddress a, b, out;
   uint32_t n, cols, broadcast;
+  uint32_t unused = 0;  // no padding: equal steps must have equal push bytes (step replay)
 };
 
 struct UnaryPush {  // unary.comp

@@ -26,7 +26,9 @@ struct Grid {
 Grid grid_for(const VulkanDevice& device, uint64_t groups, std::string_view op);
 
 // A dispatch of `shader` with `push` (a struct laid out like the shader's push-constant
-// block) over `grid`.
+// block) over `grid`. Push structs have no padding bytes (fill a gap with a named
+// field): a step is replayed only when its push bytes equal the recorded ones, and
+// padding would hold whatever the stack held.
 template <class Push>
 Dispatch make_dispatch(ShaderId shader, std::vector<uint32_t> spec, const Push& push, Grid grid) {
   static_assert(sizeof(Push) <= kPushConstantBytes, "push constants exceed the guaranteed 128 bytes");

@@ -2,17 +2,20 @@
 // b [G]), out [N, C] f32, where each run of G = group columns (C for group 0) is
 // normalised on its own. x is contiguous, so its groups are the rows of an
 // [N * C / G, G] matrix: one workgroup per group, and norm.comp needs no notion of it.
+// Its sums use subgroup arithmetic (norm_subgroup) where use_subgroup_arithmetic allows.
 #include <string>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
 #include "backends/vulkan/ops/tensor_args.h"
+#include "backends/vulkan/runtime.h"
 
 namespace tessera::vulkan {
 namespace {
 
-constexpr uint32_t kGroup = 128;  // invocations per row; a power of two
+// Invocations per row: a power of two (the tree), so a multiple of any subgroup size.
+constexpr uint32_t kGroup = 128;
 enum NormKind : uint32_t { kRms = 0, kLayer = 1 };
 
 struct Push {  // norm.comp
@@ -20,6 +23,7 @@ struct Push {  // norm.comp
   uint32_t rows, cols;
   float eps;
   uint32_t weight_plus_one, has_bias;
+  uint32_t unused = 0;  // no padding: equal steps must have equal push bytes (step replay)
 };
 
 // Columns per normalised vector: the row for group 0, else a group that divides it.
@@ -57,7 +61,8 @@ void norm(VulkanDevice& device, const tsr_op_call& call, const char* op, NormKin
   const uint64_t vectors = static_cast<uint64_t>(x.rows()) * static_cast<uint64_t>(x.cols() / group);
   Push p{x.address, w.address, bias, out.address, static_cast<uint32_t>(vectors), static_cast<uint32_t>(group),
          params.eps, params.weight_plus_one != 0 ? 1u : 0u, bias != 0 ? 1u : 0u};
-  device.dispatch(make_dispatch(ShaderId::norm, {kGroup, kind}, p, grid_for(device, vectors, op)));
+  const ShaderId shader = use_subgroup_arithmetic(device.physical()) ? ShaderId::norm_subgroup : ShaderId::norm;
+  device.dispatch(make_dispatch(shader, {kGroup, kind}, p, grid_for(device, vectors, op)));
 }
 
 }  // namespace

@@ -25,8 +25,8 @@ struct Push {  // rope.comp
   float ext_factor;
   float yarn_low, yarn_high;
   float magnitude;
+  uint32_t has_freq_factors;     // here, not after the address: no padding bytes
   VkDeviceAddress freq_factors;  // read only when has_freq_factors
-  uint32_t has_freq_factors;
   float llama3_factor;  // 0: no Llama 3.1 scaling
   float llama3_low, llama3_high;
   float llama3_ctx_per_turn;  // n_ctx_orig / (2 pi): times a frequency, n_ctx_orig / wavelength
@@ -88,7 +88,7 @@ void rope(VulkanDevice& device, const tsr_op_call& call) {
   const Push push{x.address, pos.address, out.address, static_cast<uint32_t>(n_tokens),
                   static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.head_dim), static_cast<uint32_t>(p.n_rot),
                   p.pairing == TSR_ROPE_NEOX ? 1u : 0u, p.freq_scale, static_cast<float>(step),
-                  p.ext_factor, yarn.low, yarn.high, yarn.magnitude, freq_factors, call.n_inputs >= 3 ? 1u : 0u,
+                  p.ext_factor, yarn.low, yarn.high, yarn.magnitude, call.n_inputs >= 3 ? 1u : 0u, freq_factors,
                   llama3 ? p.llama3_factor : 0.0f, llama3 ? p.llama3_low_freq_factor : 0.0f,
                   llama3 ? p.llama3_high_freq_factor : 0.0f,
                   llama3 ? static_cast<float>(p.n_ctx_orig / (2.0 * std::numbers::pi)) : 0.0f};

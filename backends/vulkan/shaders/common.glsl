@@ -4,6 +4,18 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_16bit_storage : require
 
+// A shader's subgroup-arithmetic variant is the same source compiled with
+// -DTESSERA_SUBGROUPS=1 (into <name>_subgroup.spv): a module that declares
+// GroupNonUniformArithmetic must not reach a device without it, so the plain build
+// keeps its shared-memory reductions.
+#ifndef TESSERA_SUBGROUPS
+#define TESSERA_SUBGROUPS 0
+#endif
+#if TESSERA_SUBGROUPS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
 // Element views of a tensor's first byte. 16-bit data (f16, bf16, and q8_0 blocks of
 // 17 halves) is read as uint16 and converted, which needs only 16-bit storage access.
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer FloatRef { float v[]; };

@@ -1,7 +1,11 @@
 // MATMUL for few rows of x (decode): out[n, m] = sum_k x[n, k] * w[m, k], with
-// x [N, K] f32, w [M, K] in DTYPE, out [N, M] f32. A workgroup takes one weight row and
-// up to ROWS rows of x: its invocations split K, keep one partial sum per x row, and
-// reduce them in shared memory, so each weight row is read once per ROWS rows of x.
+// x [N, K] f32, w [M, K] in DTYPE, out [N, M] f32. A workgroup takes WROWS weight rows
+// and up to ROWS rows of x; each weight row is read once per ROWS rows of x, its K split
+// across the invocations that own it, with one partial sum per x row.
+//   plain:     WROWS = 1, the whole workgroup splits K; a shared-memory tree reduces.
+//   subgroups: each subgroup owns the workgroup's rows gl_SubgroupID,
+//              gl_SubgroupID + gl_NumSubgroups, ... and reduces with subgroupAdd: no
+//              shared memory, no barriers, and any subgroup size works.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -9,7 +13,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint WG = 128u;  // a power of two
 layout(constant_id = 1) const uint DTYPE = 0u;
-layout(constant_id = 2) const uint ROWS = 8u;  // rows of x per workgroup
+layout(constant_id = 2) const uint ROWS = 8u;   // rows of x per workgroup
+layout(constant_id = 3) const uint WROWS = 1u;  // weight rows per workgroup; 1 when plain
 
 layout(push_constant) uniform Push {
   HalfRef w;
@@ -20,24 +25,35 @@ layout(push_constant) uniform Push {
   uint m;
 } p;
 
-shared float partial[ROWS * WG];
+float acc[ROWS];  // this invocation's partial sum for each row of x
 
-void main() {
-  const uint group = flat_group_id();
-  const uint row = group % p.m;          // weight row = output column
-  const uint n0 = (group / p.m) * ROWS;  // first x row
-  if (n0 >= p.n) return;                 // uniform over the workgroup
-  const uint t = gl_LocalInvocationID.x;
-  const uint rows = min(ROWS, p.n - n0);
+#if TESSERA_SUBGROUPS
+uint lane() { return gl_SubgroupInvocationID; }  // position within the row's invocations
+uint lanes() { return gl_SubgroupSize; }         // invocations per weight row
+uint first_slot() { return gl_SubgroupID; }      // the first of the workgroup's rows it owns
+uint slot_step() { return gl_NumSubgroups; }
 
-  float acc[ROWS];
-  for (uint r = 0u; r < ROWS; ++r) acc[r] = 0.0;
-  for (uint k = t; k < p.k; k += WG) {
-    const float wv = matrix_elem(DTYPE, p.w, row, p.k, k);
-    for (uint r = 0u; r < ROWS; ++r) {
-      if (r < rows) acc[r] += wv * p.x.v[(n0 + r) * p.k + k];
-    }
+// out[n0 + r, row] = the subgroup's sum of acc[r], for r < rows.
+void store_row_sums(uint row, uint n0, uint rows) {
+  for (uint r = 0u; r < ROWS; ++r) {
+    if (r < rows) acc[r] = subgroupAdd(acc[r]);  // rows is uniform: no divergence
   }
+  if (subgroupElect()) {
+    for (uint r = 0u; r < rows; ++r) p.out_.v[(n0 + r) * p.m + row] = acc[r];
+  }
+}
+#else
+uint lane() { return gl_LocalInvocationID.x; }
+uint lanes() { return WG; }
+uint first_slot() { return 0u; }
+uint slot_step() { return 1u; }
+
+shared float partial[ROWS * WG];  // [ROWS, WG]
+
+// out[n0 + r, row] = the workgroup's sum of acc[r], for r < rows: a log2(WG)
+// shared-memory tree over all ROWS sums at once.
+void store_row_sums(uint row, uint n0, uint rows) {
+  const uint t = gl_LocalInvocationID.x;
   for (uint r = 0u; r < ROWS; ++r) partial[r * WG + t] = acc[r];
   barrier();
   for (uint s = WG / 2u; s > 0u; s >>= 1u) {
@@ -47,4 +63,28 @@ void main() {
     barrier();
   }
   if (t < rows) p.out_.v[(n0 + t) * p.m + row] = partial[t * WG];
+  if (WROWS > 1u) barrier();  // partial is reused for the workgroup's next row
+}
+#endif
+
+void main() {
+  const uint group = flat_group_id();
+  const uint row_blocks = (p.m + WROWS - 1u) / WROWS;
+  const uint row0 = (group % row_blocks) * WROWS;  // first weight row = output column
+  const uint n0 = (group / row_blocks) * ROWS;     // first x row
+  if (n0 >= p.n) return;                           // uniform over the workgroup
+  const uint rows = min(ROWS, p.n - n0);
+
+  // Uniform over the invocations that own a row (the workgroup, or a subgroup).
+  for (uint slot = first_slot(); slot < WROWS && row0 + slot < p.m; slot += slot_step()) {
+    const uint row = row0 + slot;
+    for (uint r = 0u; r < ROWS; ++r) acc[r] = 0.0;
+    for (uint k = lane(); k < p.k; k += lanes()) {
+      const float wv = matrix_elem(DTYPE, p.w, row, p.k, k);
+      for (uint r = 0u; r < ROWS; ++r) {
+        if (r < rows) acc[r] += wv * p.x.v[(n0 + r) * p.k + k];
+      }
+    }
+    store_row_sums(row, n0, rows);
+  }
 }

@@ -1,5 +1,6 @@
 // RMS_NORM (KIND 0) and LAYER_NORM (KIND 1) over the rows of x [rows, cols] f32:
-// one workgroup per row, sums reduced in shared memory.
+// one workgroup per row, sums reduced by workgroup_sum (subgroupAdd in the _subgroup
+// variant, a shared-memory tree in the plain one).
 //   rms:   out = x / sqrt(mean(x^2) + eps) * g
 //   layer: out = (x - mean) / sqrt(var + eps) * g + b
 // with g = w, or 1 + w when weight_plus_one is set. A grouped norm (tsr_norm_params.group)
@@ -24,10 +25,20 @@ layout(push_constant) uniform Push {
   uint has_bias;
 } p;
 
+// One slot per invocation for the tree; one per subgroup (at most WG) for subgroupAdd.
 shared float partial[WG];
 
-// The sum of every invocation's `v`, returned to all of them.
+// The sum of every invocation's `v`, returned to all of them. With subgroup arithmetic:
+// subgroupAdd, one shared slot per subgroup, and every invocation adds the slots in the
+// same order (so all get the same total); else a log2(WG) shared-memory tree.
 float workgroup_sum(float v) {
+#if TESSERA_SUBGROUPS
+  const float s = subgroupAdd(v);
+  if (subgroupElect()) partial[gl_SubgroupID] = s;
+  barrier();
+  float total = 0.0;
+  for (uint i = 0u; i < gl_NumSubgroups; ++i) total += partial[i];
+#else
   const uint t = gl_LocalInvocationID.x;
   partial[t] = v;
   barrier();
@@ -36,6 +47,7 @@ float workgroup_sum(float v) {
     barrier();
   }
   const float total = partial[0];
+#endif
   barrier();  // partial is reused by the next call
   return total;
 }

@@ -27,8 +27,8 @@ layout(push_constant) uniform Push {
   float yarn_low;
   float yarn_high;
   float magnitude;
-  FloatRef freq_factors;  // [n_rot / 2], read only when has_freq_factors != 0
   uint has_freq_factors;
+  FloatRef freq_factors;  // [n_rot / 2], read only when has_freq_factors != 0
   float llama3_factor;        // 0: no Llama 3.1 scaling, and the three below are unused
   float llama3_low;           // low_freq_factor
   float llama3_high;          // high_freq_factor

@@ -2,7 +2,9 @@
 // f32 and f16 (and q8_0 for ATTENTION; q8_0 KV_WRITE is in q8_0_kv_cache_test.cpp),
 // block tables in shuffled order with unused entries set to -1, several
 // sequences, prefill and decode tokens, GQA / MQA, windows and softcaps, ALiBi with head
-// counts that are not powers of two, and head dimensions that do not divide the workgroup.
+// counts that are not powers of two, and head dimensions that do not divide the workgroup;
+// split-KV (long contexts, few tokens) with every cache dtype, and its error path.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,8 @@
 
 #include "backends/cpu/ops/attention.h"
 #include "backends/cpu/ops/kv_write.h"
+#include "backends/vulkan/ops/attention_splits.h"
+#include "core/util/error.h"
 #include "vulkan_session.h"
 
 namespace tessera::vulkan::test {
@@ -131,20 +135,38 @@ AttentionInputs make_inputs(const AttentionCase& c) {
   return in;
 }
 
+// How many splits the Vulkan kernel cuts these inputs' keys into (attention_splits.h).
+int64_t splits_of(const AttentionInputs& in) {
+  return attention_splits(in.n_tokens, in.params.n_heads, in.params.max_blocks_per_seq, in.params.block_size);
+}
+
+std::vector<const HostTensor*> pointers(const std::vector<HostTensor>& tensors) {
+  std::vector<const HostTensor*> out;
+  for (const HostTensor& t : tensors) out.push_back(&t);
+  return out;
+}
+
+// The CPU reference's output for `in`.
+HostTensor reference_of(const AttentionInputs& in) {
+  HostTensor ref(TSR_DTYPE_F32, {in.n_tokens, int64_t{in.params.n_heads} * in.params.head_dim});
+  run_reference(cpu::attention_ref, TSR_OP_ATTENTION, &in.params, pointers(in.tensors), ref);
+  return ref;
+}
+
+// The largest error of the Vulkan kernel relative to the reference.
+double attention_error(const AttentionCase& c, const AttentionInputs& in) {
+  const HostTensor ref = reference_of(in);
+  const auto got = run_on_vulkan(TSR_OP_ATTENTION, c.dtype, &in.params, pointers(in.tensors),
+                                 HostTensor(TSR_DTYPE_F32, {in.n_tokens, int64_t{c.n_heads} * c.head_dim}),
+                                 {36, odd_offset(c.dtype, 24), odd_offset(c.dtype, 257), 4, 68, 260, 516});
+  return relative_error(got, ref.to_f32());
+}
+
 class Attention : public VulkanParamTest<AttentionCase> {};
 
 TEST_P(Attention, MatchesTheReference) {
   const AttentionCase c = GetParam();
-  const AttentionInputs in = make_inputs(c);
-  std::vector<const HostTensor*> inputs;
-  for (const HostTensor& t : in.tensors) inputs.push_back(&t);
-  const int64_t q_width = static_cast<int64_t>(c.n_heads) * c.head_dim;
-  HostTensor ref(TSR_DTYPE_F32, {in.n_tokens, q_width});
-  run_reference(cpu::attention_ref, TSR_OP_ATTENTION, &in.params, inputs, ref);
-  const auto got = run_on_vulkan(TSR_OP_ATTENTION, c.dtype, &in.params, inputs,
-                                 HostTensor(TSR_DTYPE_F32, {in.n_tokens, q_width}),
-                                 {36, odd_offset(c.dtype, 24), odd_offset(c.dtype, 257), 4, 68, 260, 516});
-  EXPECT_LT(relative_error(got, ref.to_f32()), 2e-5);
+  EXPECT_LT(attention_error(c, make_inputs(c)), 2e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -168,6 +190,175 @@ INSTANTIATE_TEST_SUITE_P(
         AttentionCase{"alibi_window_softcap_6_heads_q8_0", TSR_DTYPE_Q8_0, 6, 2, 16, 5, {90, 12}, {4, 12}, 30, 5.0f,
                       4.0f}),
     [](const auto& info) { return info.param.name; });
+
+// ---- split-KV ATTENTION: the same 2e-5 ----------------------------------------------
+// The rule of attention_splits.h: split when n_tokens * n_heads < 256 and the block
+// tables allow more than 512 keys (max_blocks_per_seq * block_size); each test asserts
+// the split count of its shapes. make_inputs gives the block tables one more column
+// than the longest sequence needs, so max_ctx = (ceil(longest / block_size) + 1) * block_size.
+
+class SplitKvAttention : public VulkanParamTest<AttentionCase> {};
+
+TEST_P(SplitKvAttention, SplitsAndMatchesTheReference) {
+  const AttentionCase c = GetParam();
+  const AttentionInputs in = make_inputs(c);
+  ASSERT_GT(splits_of(in), 1);
+  EXPECT_LT(attention_error(c, in), 2e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, SplitKvAttention,
+    ::testing::Values(
+        // 3 tokens x 8 heads, 3024 keys: 11 splits; the 40-key sequence fills only the
+        // first split, the others are empty; the 1200-key one leaves the last empty.
+        AttentionCase{"decode_three_sequences_f32", TSR_DTYPE_F32, 8, 4, 64, 16, {3000, 1200, 40}, {1, 1, 1}},
+        AttentionCase{"decode_three_sequences_f16", TSR_DTYPE_F16, 8, 4, 64, 16, {3000, 1200, 40}, {1, 1, 1}},
+        // Heads of 40 start inside q8_0 blocks.
+        AttentionCase{"decode_heads_of_40_q8_0", TSR_DTYPE_Q8_0, 8, 4, 40, 16, {3000, 1200, 40}, {1, 1, 1}},
+        // Several new tokens per sequence (a small batch of speculative or chunked tokens).
+        AttentionCase{"three_tokens_of_two_sequences_gqa", TSR_DTYPE_F16, 4, 2, 64, 16, {2500, 700}, {3, 2}},
+        // MQA with head_dim 256 over an odd block size.
+        AttentionCase{"mqa_head_dim_256_block_7", TSR_DTYPE_F32, 2, 1, 256, 7, {1500}, {1}},
+        // A window of 100 keys, shorter than one split: two chunks, the other splits empty.
+        AttentionCase{"window_shorter_than_a_split_f16", TSR_DTYPE_F16, 8, 2, 64, 16, {3000, 2000}, {1, 2}, 100},
+        AttentionCase{"window_shorter_than_a_split_q8_0", TSR_DTYPE_Q8_0, 8, 2, 64, 16, {3000, 2000}, {1, 2}, 100},
+        // ALiBi with a head count that is not a power of two, with softcap.
+        AttentionCase{"alibi_softcap_6_heads_f16", TSR_DTYPE_F16, 6, 2, 40, 16, {3000, 90}, {1, 1}, 0, 30.0f, 8.0f},
+        AttentionCase{"alibi_window_softcap_5_heads_q8_0", TSR_DTYPE_Q8_0, 5, 1, 64, 16, {2100}, {2}, 700, 5.0f,
+                      4.0f},
+        // Right above the threshold: 497 keys need 32 blocks, + 1 = 33 x 16 = 528 > 512.
+        AttentionCase{"just_above_the_threshold", TSR_DTYPE_F32, 8, 4, 64, 16, {497, 30}, {1, 1}},
+        // head_dim 1024 (the largest): 16 dims per invocation.
+        AttentionCase{"head_dim_1024_f16", TSR_DTYPE_F16, 2, 1, 1024, 16, {900}, {1}}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(AttentionSplits, FollowTheDocumentedRule) {
+  // 24 groups, 3024 keys: min(3024 / 256, ceil(256 / 24), 32) = min(11, 11, 32).
+  EXPECT_EQ(attention_splits(3, 8, 189, 16), 11);
+  // 8 groups, 4096 keys: min(16, 32, 32).
+  EXPECT_EQ(attention_splits(1, 8, 256, 16), 16);
+  // 1 group, 65536 keys: the cap.
+  EXPECT_EQ(attention_splits(1, 1, 4096, 16), 32);
+  // 200 groups: ceil(256 / 200) = 2.
+  EXPECT_EQ(attention_splits(25, 8, 256, 16), 2);
+  // Enough groups already, or a short context: one dispatch.
+  EXPECT_EQ(attention_splits(32, 8, 256, 16), 1);
+  EXPECT_EQ(attention_splits(1, 8, 32, 16), 1);
+  EXPECT_EQ(attention_splits(1, 8, 33, 16), 2);
+}
+
+class SplitKvThreshold : public VulkanTest {};
+
+// Right at the threshold: 496 keys need 31 blocks, + 1 = 32 x 16 = 512, not split.
+TEST_F(SplitKvThreshold, RightAtItOneDispatchMatchesTheReference) {
+  const AttentionCase c{"at_threshold", TSR_DTYPE_F32, 8, 4, 64, 16, {496, 30}, {1, 1}};
+  const AttentionInputs in = make_inputs(c);
+  ASSERT_EQ(in.params.max_blocks_per_seq * in.params.block_size, 512);
+  ASSERT_EQ(splits_of(in), 1);
+  EXPECT_LT(attention_error(c, in), 2e-5);
+}
+
+// A split run where block 50 of sequence 1 (keys 800..815) names a block outside the cache.
+class SplitKvAttentionError : public VulkanTest {
+ protected:
+  static constexpr int32_t kBadBlock = 9999;
+
+  SplitKvAttentionError() : c_{"bad_block", TSR_DTYPE_F16, 8, 4, 64, 16, {3000, 1200}, {1, 1}}, in_(make_inputs(c_)) {
+    ref_ = reference_of(in_).to_f32();  // of the intact tables
+    auto* tables = reinterpret_cast<int32_t*>(in_.tensors[5].bytes());
+    tables[in_.params.max_blocks_per_seq + 50] = kBadBlock;
+    const auto* seq = reinterpret_cast<const int32_t*>(in_.tensors[4].bytes());
+    bad_token_ = seq[0] == 1 ? 0 : 1;
+  }
+
+  // Uploads the inputs and an output of sevens; `run` calls the kernel and returns the
+  // error message; `out` is the output read back.
+  template <class Run>
+  std::string run_and_read(Run run, std::vector<float>& out) {
+    std::vector<GpuTensor> gpu;
+    for (const HostTensor& t : in_.tensors) gpu.emplace_back(t, odd_offset(t.desc().dtype, 9));
+    std::vector<const GpuTensor*> inputs;
+    for (const GpuTensor& t : gpu) inputs.push_back(&t);
+    const int64_t width = int64_t{c_.n_heads} * c_.head_dim;
+    const std::vector<float> sevens(static_cast<size_t>(in_.n_tokens * width), 7.0f);
+    const GpuTensor result(HostTensor::f32({in_.n_tokens, width}, sevens), 4);
+    std::string message;
+    try {
+      run(inputs, result);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    out = result.read().to_f32();
+    return message;
+  }
+
+  // The row of the bad token is zeros; the other token's row matches the reference.
+  void expect_rows(const std::vector<float>& out) const {
+    const size_t width = static_cast<size_t>(c_.n_heads * c_.head_dim);
+    const size_t bad = static_cast<size_t>(bad_token_) * width, good = static_cast<size_t>(1 - bad_token_) * width;
+    EXPECT_EQ(std::vector<float>(out.begin() + bad, out.begin() + bad + width), std::vector<float>(width, 0.0f));
+    EXPECT_LT(relative_error(std::vector<float>(out.begin() + good, out.begin() + good + width),
+                             std::vector<float>(ref_.begin() + good, ref_.begin() + good + width)),
+              2e-5);
+  }
+
+  std::string expected_message() const {
+    return "attention: token " + std::to_string(bad_token_) + " reads block 9999 from its block table but the cache has " +
+           std::to_string(in_.tensors[1].desc().shape[0]) + " blocks";
+  }
+
+  AttentionCase c_;
+  AttentionInputs in_;
+  std::vector<float> ref_;
+  int32_t bad_token_ = 0;
+};
+
+TEST_F(SplitKvAttentionError, BadBlockIsReportedAndItsRowIsZero) {
+  ASSERT_GT(splits_of(in_), 1);
+  std::vector<float> out;
+  const std::string message = run_and_read(
+      [&](const std::vector<const GpuTensor*>& inputs, const GpuTensor& result) {
+        run_vulkan(TSR_OP_ATTENTION, c_.dtype, &in_.params, inputs, result);
+      },
+      out);
+  EXPECT_THAT(message, ::testing::HasSubstr(expected_message()));
+  expect_rows(out);
+}
+
+TEST_F(SplitKvAttentionError, BadBlockInsideAStepComesBackFromStepEnd) {
+  ASSERT_GT(splits_of(in_), 1);
+  std::vector<float> out;
+  const Device& device = *session().device;
+  const std::string message = run_and_read(
+      [&](const std::vector<const GpuTensor*>& inputs, const GpuTensor& result) {
+        device.begin_step();
+        run_vulkan(TSR_OP_ATTENTION, c_.dtype, &in_.params, inputs, result);
+        device.end_step();
+      },
+      out);
+  EXPECT_THAT(message, ::testing::HasSubstr(expected_message()));
+  expect_rows(out);
+}
+
+TEST_F(SplitKvAttentionError, PositionBeyondTheTablesIsReportedAndItsRowIsZero) {
+  ASSERT_GT(splits_of(in_), 1);
+  auto* pos = reinterpret_cast<int32_t*>(in_.tensors[3].bytes());
+  pos[bad_token_] = in_.params.max_blocks_per_seq * in_.params.block_size;  // one past the last slot
+  auto* tables = reinterpret_cast<int32_t*>(in_.tensors[5].bytes());
+  tables[in_.params.max_blocks_per_seq + 50] = 0;  // only the position is bad
+  std::vector<float> out;
+  const std::string message = run_and_read(
+      [&](const std::vector<const GpuTensor*>& inputs, const GpuTensor& result) {
+        run_vulkan(TSR_OP_ATTENTION, c_.dtype, &in_.params, inputs, result);
+      },
+      out);
+  const int32_t position = pos[bad_token_];
+  EXPECT_THAT(message, ::testing::HasSubstr("attention: token " + std::to_string(bad_token_) + " at position " +
+                                            std::to_string(position) + " needs block index " +
+                                            std::to_string(position / 16) + " but block tables hold " +
+                                            std::to_string(in_.params.max_blocks_per_seq) + " blocks per sequence"));
+  expect_rows(out);
+}
 
 }  // namespace
 }  // namespace tessera::vulkan::test

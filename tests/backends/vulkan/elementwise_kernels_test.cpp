@@ -120,6 +120,8 @@ TEST_P(Norms, LayerNormMatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Shapes, Norms,
                          ::testing::Values(NormCase{1, 64, false, false}, NormCase{3, 173, true, true},
                                            NormCase{17, 1000, false, true}, NormCase{2, 5, true, false},
+                                           // one column; many more columns than invocations
+                                           NormCase{4, 1, true, true}, NormCase{2, 5000, false, true},
                                            // per-head QK-norm, and odd group widths
                                            NormCase{5, 8 * 64, false, false, 64}, NormCase{3, 7 * 5, true, true, 5},
                                            NormCase{4, 3 * 200, true, false, 200}, NormCase{9, 6, false, true, 1}),

@@ -1,6 +1,8 @@
 // The Vulkan MATMUL kernels (the decode path for up to 8 rows of x, the tiled path
 // beyond) against the CPU reference for every weight dtype, on odd shapes that do not
 // divide the tiles, and on a weight larger than lavapipe's 128 MiB storage-buffer range.
+// The decode path's reduction runs with subgroup arithmetic where the device has it;
+// ctest runs these tests again with TESSERA_VULKAN_SUBGROUPS=0 for the plain shader.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -53,6 +55,9 @@ INSTANTIATE_TEST_SUITE_P(
         MatmulCase{TSR_DTYPE_F32, 1, 64, 3}, MatmulCase{TSR_DTYPE_F32, 5, 77, 19}, MatmulCase{TSR_DTYPE_F16, 8, 160, 33},
         MatmulCase{TSR_DTYPE_F16, 3, 77, 130}, MatmulCase{TSR_DTYPE_BF16, 2, 45, 17}, MatmulCase{TSR_DTYPE_Q8_0, 1, 64, 3},
         MatmulCase{TSR_DTYPE_Q8_0, 7, 2048, 5},
+        // K far beyond the workgroup and not a multiple of it (4128 = 129 q8_0 blocks)
+        MatmulCase{TSR_DTYPE_F32, 3, 4099, 5}, MatmulCase{TSR_DTYPE_BF16, 8, 4099, 3},
+        MatmulCase{TSR_DTYPE_Q8_0, 2, 4128, 7},
         // tiled path (n > 8): tiles of 64 x 64 and K slices of 16, partly filled
         MatmulCase{TSR_DTYPE_F32, 9, 64, 65}, MatmulCase{TSR_DTYPE_F32, 70, 77, 130}, MatmulCase{TSR_DTYPE_F16, 20, 77, 19},
         MatmulCase{TSR_DTYPE_BF16, 65, 33, 64}, MatmulCase{TSR_DTYPE_Q8_0, 70, 96, 130},
