@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <vector>
 
 #include <tessera/plugin_abi.h>
 
@@ -54,12 +55,26 @@ VulkanDevice::~VulkanDevice() {
 }
 
 void VulkanDevice::create_device() {
-  // Only what the shaders use: device addresses and 16-bit storage loads.
+  // Only what the shaders use: device addresses and 16-bit storage loads, and packed
+  // int8 dot products (matmul_vec_int8) where the device has them: a 1.3 feature, or
+  // on 1.2 the VK_KHR_shader_integer_dot_product extension and its feature.
   auto v11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   v11.storageBuffer16BitAccess = VK_TRUE;
   auto v12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   v12.bufferDeviceAddress = VK_TRUE;
   v11.pNext = &v12;
+  auto v13 = make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  v13.shaderIntegerDotProduct = VK_TRUE;
+  auto dot = make<VkPhysicalDeviceShaderIntegerDotProductFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES);
+  dot.shaderIntegerDotProduct = VK_TRUE;
+  std::vector<const char*> extensions;
+  if (physical_.int8_dot && physical_.api_version >= VK_API_VERSION_1_3) {
+    v12.pNext = &v13;
+  } else if (physical_.int8_dot_extension) {
+    v12.pNext = &dot;
+    extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  }
   auto features = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   features.pNext = &v11;
 
@@ -72,6 +87,8 @@ void VulkanDevice::create_device() {
   info.pNext = &features;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   check(Runtime::get().functions().vkCreateDevice(physical_.handle, &info, nullptr, &device_), "vkCreateDevice");
 }
 

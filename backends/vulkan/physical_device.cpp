@@ -52,6 +52,20 @@ int32_t find_compute_queue(const InstanceFunctions& vk, VkPhysicalDevice device)
   return any;
 }
 
+bool has_device_extension(const InstanceFunctions& vk, VkPhysicalDevice device, const char* name) {
+  uint32_t count = 0;
+  if (vk.vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkExtensionProperties> extensions(count);
+  if (vk.vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data()) != VK_SUCCESS) return false;
+  return std::any_of(extensions.begin(), extensions.begin() + count,
+                     [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
+
+// Whether the integer-dot structures may be chained: core in 1.3, else the extension.
+bool has_int8_dot_structures(const PhysicalDevice& d) {
+  return d.api_version >= VK_API_VERSION_1_3 || d.int8_dot_extension;
+}
+
 // The 1.1 and later property structures (devices below 1.2 are refused anyway).
 void query_properties(const InstanceFunctions& vk, PhysicalDevice& d) {
   if (d.api_version < VK_API_VERSION_1_2) return;
@@ -63,7 +77,7 @@ void query_properties(const InstanceFunctions& vk, PhysicalDevice& d) {
   props.pNext = &d.subgroup;
   d.subgroup.pNext = &maintenance3;
   maintenance3.pNext = &d.driver;
-  if (d.api_version >= VK_API_VERSION_1_3) d.driver.pNext = &dot;
+  if (has_int8_dot_structures(d)) d.driver.pNext = &dot;
   vk.vkGetPhysicalDeviceProperties2(d.handle, &props);
   d.max_allocation_bytes = maintenance3.maxMemoryAllocationSize;
   d.int8_dot_accelerated = dot.integerDotProduct4x8BitPackedSignedAccelerated == VK_TRUE;
@@ -80,15 +94,24 @@ void query_features(const InstanceFunctions& vk, PhysicalDevice& d) {
   auto v11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   auto v12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   auto v13 = make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  auto dot = make<VkPhysicalDeviceShaderIntegerDotProductFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES);
   features.pNext = &v11;
   v11.pNext = &v12;
-  if (d.api_version >= VK_API_VERSION_1_3) v12.pNext = &v13;
+  if (d.api_version >= VK_API_VERSION_1_3) {
+    v12.pNext = &v13;
+  } else if (d.int8_dot_extension) {
+    v12.pNext = &dot;
+  }
   vk.vkGetPhysicalDeviceFeatures2(d.handle, &features);
   d.buffer_device_address = v12.bufferDeviceAddress == VK_TRUE;
   d.storage_buffer_16bit = v11.storageBuffer16BitAccess == VK_TRUE;
   d.shader_float16 = v12.shaderFloat16 == VK_TRUE;
   d.shader_int8 = v12.shaderInt8 == VK_TRUE;
-  d.int8_dot = v13.shaderIntegerDotProduct == VK_TRUE;
+  const bool core_dot = d.api_version >= VK_API_VERSION_1_3;
+  d.int8_dot = (core_dot ? v13.shaderIntegerDotProduct : dot.shaderIntegerDotProduct) == VK_TRUE;
+  d.int8_dot_extension = d.int8_dot_extension && d.int8_dot;
+  if (!d.int8_dot) d.int8_dot_accelerated = false;
 }
 
 }  // namespace
@@ -101,6 +124,8 @@ PhysicalDevice query_physical_device(const InstanceFunctions& vk, VkPhysicalDevi
   vk.vkGetPhysicalDeviceProperties2(device, &basic);
   d.properties = basic.properties;
   d.api_version = std::min(basic.properties.apiVersion, instance_version);
+  d.int8_dot_extension = d.api_version < VK_API_VERSION_1_3 &&
+                         has_device_extension(vk, device, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   query_properties(vk, d);
   query_features(vk, d);
   vk.vkGetPhysicalDeviceMemoryProperties(device, &d.memory);
@@ -142,7 +167,7 @@ int device_type_rank(const PhysicalDevice& d) {
   }
 }
 
-void describe(const PhysicalDevice& d, tsr_device_info* out) {
+void describe(const PhysicalDevice& d, bool int8_dot_used, tsr_device_info* out) {
   *out = tsr_device_info{};
   const uint32_t v = d.properties.apiVersion;
   const auto yes_no = [](bool b) { return std::string(b ? "yes" : "no"); };
@@ -152,7 +177,10 @@ void describe(const PhysicalDevice& d, tsr_device_info* out) {
                      type_name(d.properties.deviceType) + ", subgroup " + std::to_string(d.subgroup.subgroupSize) +
                      " (arithmetic " + yes_no(d.subgroup_arithmetic) + "), fp16 " + yes_no(d.shader_float16) +
                      ", 16-bit storage " + yes_no(d.storage_buffer_16bit) + ", int8 dot " + yes_no(d.int8_dot);
-  if (d.int8_dot) text += d.int8_dot_accelerated ? " (accelerated)" : " (not accelerated)";
+  if (d.int8_dot) {
+    text += std::string(d.int8_dot_accelerated ? " (accelerated, " : " (not accelerated, ") +
+            (int8_dot_used ? "used)" : "not used)");
+  }
   copy_text(out->name, sizeof out->name, d.properties.deviceName);
   copy_text(out->description, sizeof out->description, text);
   out->memory_bytes = device_local_bytes(d);

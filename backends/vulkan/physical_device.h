@@ -29,6 +29,9 @@ struct PhysicalDevice {
   bool shader_int8 = false;
   bool int8_dot = false;              // shaderIntegerDotProduct
   bool int8_dot_accelerated = false;  // integerDotProduct4x8BitPackedSignedAccelerated
+  // Vulkan 1.2 device whose int8 dot comes from VK_KHR_shader_integer_dot_product: the
+  // extension must be enabled with the feature (1.3 devices have it in core).
+  bool int8_dot_extension = false;
   int32_t compute_queue_family = -1;
 };
 
@@ -49,8 +52,9 @@ int device_type_rank(const PhysicalDevice& device);
 
 // name = the driver's device name; description = vendor, driver, Vulkan version, type,
 // subgroup size and arithmetic, and the optional features ("subgroup 8 (arithmetic yes),
-// fp16 yes, 16-bit storage yes, int8 dot no").
-void describe(const PhysicalDevice& device, tsr_device_info* out);
+// fp16 yes, 16-bit storage yes, int8 dot yes (not accelerated, not used)");
+// `int8_dot_used` says whether the q8_0 MATMUL takes the int8-dot path.
+void describe(const PhysicalDevice& device, bool int8_dot_used, tsr_device_info* out);
 
 // Copies `text` into the fixed-size field `dst`, truncated to capacity - 1 bytes.
 void copy_text(char* dst, size_t capacity, const std::string& text);

@@ -49,6 +49,13 @@ bool subgroup_switch_on() {
   return value == nullptr || std::strcmp(value, "0") != 0;
 }
 
+Runtime::Int8Dot read_int8_dot_switch() {
+  const char* value = std::getenv("TESSERA_VULKAN_INT8_DOT");
+  if (value != nullptr && std::strcmp(value, "0") == 0) return Runtime::Int8Dot::off;
+  if (value != nullptr && std::strcmp(value, "1") == 0) return Runtime::Int8Dot::forced;
+  return Runtime::Int8Dot::automatic;
+}
+
 }  // namespace
 
 Runtime& Runtime::get() {
@@ -59,6 +66,7 @@ Runtime& Runtime::get() {
 Runtime::Runtime() {
   validation_requested_ = validation_switch_on();
   subgroups_allowed_ = subgroup_switch_on();
+  int8_dot_switch_ = read_int8_dot_switch();
   if (!loader_.loaded()) {
     reason_ = "no Vulkan loader (libvulkan.so.1): " + loader_.error();
     return;
@@ -170,7 +178,7 @@ void Runtime::record_message(const char* text) {
 }
 
 void Runtime::describe_device(int32_t index, tsr_device_info* out) const {
-  describe(device(index), out);
+  describe(device(index), use_int8_dot(device(index)), out);
   std::string note = subgroups_allowed_ ? "" : "; subgroup arithmetic off";
   if (validation_requested_) {
     note += validation_active_ ? "; validation on, " + std::to_string(validation_messages()) + " messages"
@@ -185,6 +193,12 @@ void Runtime::describe_device(int32_t index, tsr_device_info* out) const {
 
 bool use_subgroup_arithmetic(const PhysicalDevice& device) {
   return device.subgroup_arithmetic && Runtime::get().subgroups_allowed();
+}
+
+bool use_int8_dot(const PhysicalDevice& device) {
+  const Runtime::Int8Dot mode = Runtime::get().int8_dot_switch();
+  if (mode == Runtime::Int8Dot::off || !device.int8_dot || !use_subgroup_arithmetic(device)) return false;
+  return mode == Runtime::Int8Dot::forced || device.int8_dot_accelerated;
 }
 
 }  // namespace tessera::vulkan

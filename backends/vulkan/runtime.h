@@ -11,6 +11,11 @@
 // Switch: TESSERA_VULKAN_SUBGROUPS=0 (read once, here) makes the kernels use the plain
 // shaders (shared-memory reductions) even where the device has subgroup arithmetic;
 // the description then says "subgroup arithmetic off".
+//
+// Switch: TESSERA_VULKAN_INT8_DOT (read once, here) chooses the int8-dot decode MATMUL
+// for q8_0 weights: unset, it is used where the device reports packed int8 dot products
+// accelerated; "1" uses it wherever they are supported, "0" never. The description
+// says "int8 dot yes (accelerated, used)" or "(not accelerated, not used)".
 #pragma once
 
 #include <atomic>
@@ -55,6 +60,10 @@ class Runtime {
   // False when TESSERA_VULKAN_SUBGROUPS=0.
   bool subgroups_allowed() const { return subgroups_allowed_; }
 
+  // TESSERA_VULKAN_INT8_DOT: "0" off, "1" forced, anything else (or unset) automatic.
+  enum class Int8Dot { off, automatic, forced };
+  Int8Dot int8_dot_switch() const { return int8_dot_switch_; }
+
   // describe() plus the notes of the switches: subgroups off, validation on.
   void describe_device(int32_t index, tsr_device_info* out) const;
 
@@ -73,6 +82,7 @@ class Runtime {
   bool validation_requested_ = false;
   bool validation_active_ = false;
   bool subgroups_allowed_ = true;
+  Int8Dot int8_dot_switch_ = Int8Dot::automatic;
   std::atomic<uint64_t> messages_{0};
   std::mutex print_mutex_;
 };
@@ -80,5 +90,10 @@ class Runtime {
 // Whether kernels take the subgroup-arithmetic shader variants (<shader>_subgroup) on
 // `device`: it supports them and TESSERA_VULKAN_SUBGROUPS is not 0.
 bool use_subgroup_arithmetic(const PhysicalDevice& device);
+
+// Whether the decode MATMUL on q8_0 weights takes the int8-dot path (quantize_q8, then
+// matmul_vec_int8) on `device`: it has shaderIntegerDotProduct and subgroup arithmetic
+// in use, and TESSERA_VULKAN_INT8_DOT is 1, or unset and the device accelerates it.
+bool use_int8_dot(const PhysicalDevice& device);
 
 }  // namespace tessera::vulkan

@@ -16,6 +16,21 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 
+// The int8-dot variant (matmul_vec_int8) is compiled with -DTESSERA_INT8_DOT=1 as
+// well: it declares the DotProduct capabilities, so its module only reaches a device
+// created with shaderIntegerDotProduct. glslang 12 has no GL_EXT_integer_dot_product,
+// hence the instruction itself: OpSDot (4450) with DotProduct (6019) and
+// DotProductInput4x8BitPacked (6018); fmt 0 = PackedVectorFormat4x8Bit, so a and b are
+// each four int8 (low byte first) and the result is their signed dot product.
+#ifndef TESSERA_INT8_DOT
+#define TESSERA_INT8_DOT 0
+#endif
+#if TESSERA_INT8_DOT
+#extension GL_EXT_spirv_intrinsics : require
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot_packed(int a, int b, spirv_literal int fmt);
+#endif
+
 // Element views of a tensor's first byte. 16-bit data (f16, bf16, and q8_0 blocks of
 // 17 halves) is read as uint16 and converted, which needs only 16-bit storage access.
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer FloatRef { float v[]; };
@@ -77,3 +92,7 @@ float matrix_elem(uint dtype, HalfRef data, uint row, uint cols, uint k) {
   if (dtype == DTYPE_BF16) return bf16_at(data, row * cols + k);
   return q8_0_at(data, row * (cols / Q8_BLOCK_ELEMS) + k / Q8_BLOCK_ELEMS, k % Q8_BLOCK_ELEMS);
 }
+
+// x quantised for the int8-dot MATMUL (quantize_q8.comp): per block of 32 values, the
+// bits of its f32 scale, then 8 words of four int8 each.
+const uint Q8_PACKED_BLOCK_WORDS = 9u;

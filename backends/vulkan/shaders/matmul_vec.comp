@@ -6,6 +6,9 @@
 //   subgroups: each subgroup owns the workgroup's rows gl_SubgroupID,
 //              gl_SubgroupID + gl_NumSubgroups, ... and reduces with subgroupAdd: no
 //              shared memory, no barriers, and any subgroup size works.
+//   int8 dot:  subgroups, with w q8_0 and x quantised per 32-block (quantize_q8.comp,
+//              p.x is then its [N * K / 32, 9] words): a lane takes whole blocks and
+//              sums 8 packed int8 dot products, times d_w * d_x.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -67,6 +70,40 @@ void store_row_sums(uint row, uint n0, uint rows) {
 }
 #endif
 
+#if TESSERA_INT8_DOT
+// acc[r] += this lane's blocks of w[row] . x[n0 + r], for r < rows. A q8_0 block is
+// only 2-byte aligned: its 16 halves of int8 pairs are joined into 8 words.
+void accumulate_row(uint row, uint n0, uint rows) {
+  IntRef xq = IntRef(p.x);
+  const uint blocks = p.k / Q8_BLOCK_ELEMS;
+  for (uint b = lane(); b < blocks; b += lanes()) {
+    const uint wfirst = (row * blocks + b) * Q8_BLOCK_HALVES;
+    const float dw = half_at(p.w, wfirst);
+    int wq[8];
+    for (uint i = 0u; i < 8u; ++i) {
+      wq[i] = int(uint(p.w.v[wfirst + 1u + 2u * i]) | (uint(p.w.v[wfirst + 2u + 2u * i]) << 16));
+    }
+    for (uint r = 0u; r < ROWS; ++r) {
+      if (r >= rows) break;
+      const uint xfirst = ((n0 + r) * blocks + b) * Q8_PACKED_BLOCK_WORDS;
+      int dot = 0;
+      for (uint i = 0u; i < 8u; ++i) dot += sdot_packed(wq[i], xq.v[xfirst + 1u + i], 0);
+      acc[r] += dw * intBitsToFloat(xq.v[xfirst]) * float(dot);
+    }
+  }
+}
+#else
+// acc[r] += this lane's elements of w[row] . x[n0 + r], for r < rows.
+void accumulate_row(uint row, uint n0, uint rows) {
+  for (uint k = lane(); k < p.k; k += lanes()) {
+    const float wv = matrix_elem(DTYPE, p.w, row, p.k, k);
+    for (uint r = 0u; r < ROWS; ++r) {
+      if (r < rows) acc[r] += wv * p.x.v[(n0 + r) * p.k + k];
+    }
+  }
+}
+#endif
+
 void main() {
   const uint group = flat_group_id();
   const uint row_blocks = (p.m + WROWS - 1u) / WROWS;
@@ -79,12 +116,7 @@ void main() {
   for (uint slot = first_slot(); slot < WROWS && row0 + slot < p.m; slot += slot_step()) {
     const uint row = row0 + slot;
     for (uint r = 0u; r < ROWS; ++r) acc[r] = 0.0;
-    for (uint k = lane(); k < p.k; k += lanes()) {
-      const float wv = matrix_elem(DTYPE, p.w, row, p.k, k);
-      for (uint r = 0u; r < ROWS; ++r) {
-        if (r < rows) acc[r] += wv * p.x.v[(n0 + r) * p.k + k];
-      }
-    }
+    accumulate_row(row, n0, rows);
     store_row_sums(row, n0, rows);
   }
 }
