@@ -1,12 +1,13 @@
 // End to end on the Vulkan backend: `tessera generate --backend vulkan` on stories260K
 // gives the golden greedy ids, agrees with the CPU backend on longer prompts (the tiled
-// prefill path) and with f16 and int8 (q8_0) KV caches, and says why when there is no
-// Vulkan driver.
+// prefill path), on a context long enough for split-KV decode, and with f16 and int8
+// (q8_0) KV caches, and says why when there is no Vulkan driver.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "backends/vulkan/ops/attention_splits.h"
 #include "support/golden.h"
 #include "support/run_command.h"
 #include "support/testdata.h"
@@ -71,6 +72,27 @@ TEST_F(VulkanGenerate, LongPromptTakesTheTiledPathAndAgreesWithTheCpu) {
   ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
   ASSERT_GT(json_ids(gpu.out, "prompt_ids").size(), 8u);  // more than matmul_vec takes
   EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
+}
+
+// stories260K stretched to a 1024-token context: a 953-token prompt makes every decode
+// step's block tables 60 blocks of 16, so attention runs split-KV (8 heads, one token).
+TEST_F(VulkanGenerate, LongContextDecodeTakesSplitKvAndAgreesWithTheCpu) {
+  std::string prompt;
+  for (int i = 0; i < 28; ++i) {
+    prompt += "Once upon a time, there was a little girl named Lily who loved to play in the park with her big red ball. ";
+  }
+  const std::string extra = "--set n_ctx=1024 -c 1024";
+  const CommandResult cpu = generate("cpu", prompt, 24, extra);
+  const CommandResult gpu = generate("vulkan", prompt, 24, extra);
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  const auto prompt_tokens = static_cast<int64_t>(json_ids(gpu.out, "prompt_ids").size());
+  ASSERT_GT(prompt_tokens, 900);
+  const int64_t kv_blocks = (prompt_tokens + 1 + 15) / 16;  // the first decode step
+  ASSERT_GT(attention_splits(1, 8, kv_blocks, 16), 1);
+  ASSERT_EQ(json_ids(gpu.out, "generated_ids").size(), 24u);
+  EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
+  EXPECT_EQ(gpu.err.find("tessera vulkan validation:"), std::string::npos) << gpu.err;
 }
 
 TEST_F(VulkanGenerate, HalfPrecisionCacheAgreesWithTheCpu) {
