@@ -93,8 +93,28 @@ void accumulate_row(uint row, uint n0, uint rows) {
   }
 }
 #else
-// acc[r] += this lane's elements of w[row] . x[n0 + r], for r < rows.
+// acc[r] += this lane's elements of w[row] . x[n0 + r], for r < rows. q8_0 rows go a
+// block per lane: the scale is read once per 32 values, and each half holds two.
 void accumulate_row(uint row, uint n0, uint rows) {
+  if (DTYPE == DTYPE_Q8_0) {
+    const uint blocks = p.k / Q8_BLOCK_ELEMS;
+    for (uint b = lane(); b < blocks; b += lanes()) {
+      const uint wfirst = (row * blocks + b) * Q8_BLOCK_HALVES;
+      const float dw = half_at(p.w, wfirst);
+      float sums[ROWS];
+      for (uint r = 0u; r < ROWS; ++r) sums[r] = 0.0;
+      for (uint i = 0u; i < Q8_BLOCK_ELEMS / 2u; ++i) {
+        const int pair = int(uint(p.w.v[wfirst + 1u + i]));
+        const float w0 = float(bitfieldExtract(pair, 0, 8)), w1 = float(bitfieldExtract(pair, 8, 8));
+        const uint k = b * Q8_BLOCK_ELEMS + 2u * i;
+        for (uint r = 0u; r < ROWS; ++r) {
+          if (r < rows) sums[r] += w0 * p.x.v[(n0 + r) * p.k + k] + w1 * p.x.v[(n0 + r) * p.k + k + 1u];
+        }
+      }
+      for (uint r = 0u; r < ROWS; ++r) acc[r] += dw * sums[r];
+    }
+    return;
+  }
   for (uint k = lane(); k < p.k; k += lanes()) {
     const float wv = matrix_elem(DTYPE, p.w, row, p.k, k);
     for (uint r = 0u; r < ROWS; ++r) {
