@@ -1,6 +1,7 @@
 // ATTENTION over the paged KV cache (see plugin_abi.h for the tensors): one workgroup
-// per (token, query head), or for long contexts and few groups split-KV: one per
-// (token, head, split) writing partials to scratch, then a merge per (token, head).
+// per (token, query head); for prefill one per (tile of consecutive tokens, head); or for
+// long contexts and few groups split-KV: one per (token, head, split) writing partials to
+// scratch, then a merge per (token, head).
 // Shapes and params are checked here; the sequence ids, positions and block-table
 // entries live on the device and are checked by the shader, which reports the first
 // bad one through the error word.
@@ -9,7 +10,7 @@
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
-#include "backends/vulkan/ops/attention_splits.h"
+#include "backends/vulkan/ops/attention_path.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
 #include "backends/vulkan/ops/tensor_args.h"
@@ -117,6 +118,16 @@ void attention(VulkanDevice& device, const tsr_op_call& call) {
                   static_cast<uint32_t>(p.window), p.scale, p.softcap, device.next_call_id(), p.alibi_max_bias,
                   partials, n_splits};
   const std::vector<uint32_t> spec = {kGroup, static_cast<uint32_t>(k_cache.dtype), static_cast<uint32_t>(p.head_dim)};
+  if (attention_tiled(n_tokens, p.n_seqs, p.head_dim, n_splits)) {
+    const auto tile = static_cast<uint32_t>(attention_tile_tokens(p.head_dim));
+    const std::vector<uint32_t> tiled_spec = {kGroup, static_cast<uint32_t>(k_cache.dtype),
+                                              static_cast<uint32_t>(p.head_dim), tile};
+    const uint64_t tiles = (static_cast<uint64_t>(n_tokens) + tile - 1) / tile;
+    device.dispatch(make_dispatch(ShaderId::attention_tiled, tiled_spec, push,
+                                  grid_for(device, tiles * static_cast<uint64_t>(p.n_heads), kOp)),
+                    on_error);
+    return;
+  }
   if (n_splits == 1) {
     device.dispatch(make_dispatch(ShaderId::attention, spec, push, grid_for(device, groups, kOp)), on_error);
     return;

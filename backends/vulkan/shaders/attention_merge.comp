@@ -15,7 +15,7 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint WG = 64u;
 layout(constant_id = 1) const uint HEAD_DIM = 64u;
 
-const uint MAX_SPLITS = 32u;  // kAttentionMaxSplits of ops/attention_splits.h
+const uint MAX_SPLITS = 32u;  // kAttentionMaxSplits of ops/attention_path.h
 
 layout(push_constant) uniform Push {
   FloatRef partials;

@@ -3,7 +3,8 @@
 // block tables in shuffled order with unused entries set to -1, several
 // sequences, prefill and decode tokens, GQA / MQA, windows and softcaps, ALiBi with head
 // counts that are not powers of two, and head dimensions that do not divide the workgroup;
-// split-KV (long contexts, few tokens) with every cache dtype, and its error path.
+// split-KV (long contexts, few tokens) with every cache dtype, and its error path; tiled
+// prefill (several tokens per workgroup), with tiles that straddle sequences, and its error path.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,7 +17,7 @@
 
 #include "backends/cpu/ops/attention.h"
 #include "backends/cpu/ops/kv_write.h"
-#include "backends/vulkan/ops/attention_splits.h"
+#include "backends/vulkan/ops/attention_path.h"
 #include "core/util/error.h"
 #include "vulkan_session.h"
 
@@ -80,6 +81,7 @@ struct AttentionCase {
   int32_t window = 0;
   float softcap = 0.0f;
   float alibi_max_bias = 0.0f;
+  bool in_order = false;  // tokens by sequence, then position (as a prefill step packs them)
 };
 
 // The inputs of one ATTENTION call: caches filled at random, each sequence's blocks
@@ -113,7 +115,7 @@ AttentionInputs make_inputs(const AttentionCase& c) {
     }
     for (int32_t p = len - c.new_tokens[static_cast<size_t>(s)]; p < len; ++p) tokens.push_back({s, p});
   }
-  std::shuffle(tokens.begin(), tokens.end(), std::mt19937(72));
+  if (!c.in_order) std::shuffle(tokens.begin(), tokens.end(), std::mt19937(72));
   std::vector<int32_t> pos, seq;
   for (const auto& [s, p] : tokens) {
     seq.push_back(s);
@@ -135,9 +137,14 @@ AttentionInputs make_inputs(const AttentionCase& c) {
   return in;
 }
 
-// How many splits the Vulkan kernel cuts these inputs' keys into (attention_splits.h).
+// How many splits the Vulkan kernel cuts these inputs' keys into (attention_path.h).
 int64_t splits_of(const AttentionInputs& in) {
   return attention_splits(in.n_tokens, in.params.n_heads, in.params.max_blocks_per_seq, in.params.block_size);
+}
+
+// Whether the Vulkan kernel takes the tiled prefill path for these inputs.
+bool tiled(const AttentionInputs& in) {
+  return attention_tiled(in.n_tokens, in.params.n_seqs, in.params.head_dim, splits_of(in));
 }
 
 std::vector<const HostTensor*> pointers(const std::vector<HostTensor>& tensors) {
@@ -192,7 +199,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.name; });
 
 // ---- split-KV ATTENTION: the same 2e-5 ----------------------------------------------
-// The rule of attention_splits.h: split when n_tokens * n_heads < 256 and the block
+// The rule of attention_path.h: split when n_tokens * n_heads < 256 and the block
 // tables allow more than 512 keys (max_blocks_per_seq * block_size); each test asserts
 // the split count of its shapes. make_inputs gives the block tables one more column
 // than the longest sequence needs, so max_ctx = (ceil(longest / block_size) + 1) * block_size.
@@ -358,6 +365,140 @@ TEST_F(SplitKvAttentionError, PositionBeyondTheTablesIsReportedAndItsRowIsZero) 
                                             std::to_string(position / 16) + " but block tables hold " +
                                             std::to_string(in_.params.max_blocks_per_seq) + " blocks per sequence"));
   expect_rows(out);
+}
+
+// ---- tiled prefill ATTENTION: the same 2e-5 --------------------------------------------
+// attention_tiled.comp: tiles of attention_tile_tokens(head_dim) consecutive tokens (8,
+// or 4 at head_dim 1024) per workgroup when the call is unsplit, has at least two tiles
+// and more tokens than sequences. Packed sequences put tile boundaries inside sequences,
+// so some tiles hold the end of one sequence and the start of the next.
+
+TEST(AttentionTiles, FollowTheDocumentedRule) {
+  EXPECT_EQ(attention_tile_tokens(8), 8);
+  EXPECT_EQ(attention_tile_tokens(512), 8);
+  EXPECT_EQ(attention_tile_tokens(1024), 4);
+  EXPECT_TRUE(attention_tiled(16, 1, 64, 1));
+  EXPECT_FALSE(attention_tiled(15, 1, 64, 1));    // fewer than two tiles of 8
+  EXPECT_TRUE(attention_tiled(8, 1, 1024, 1));    // two tiles of 4
+  EXPECT_FALSE(attention_tiled(16, 16, 64, 1));   // decode: one token per sequence
+  EXPECT_FALSE(attention_tiled(16, 1, 64, 2));    // split-KV
+}
+
+class TiledAttention : public VulkanParamTest<AttentionCase> {};
+
+TEST_P(TiledAttention, TakesTheTiledPathAndMatchesTheReference) {
+  const AttentionCase c = GetParam();
+  const AttentionInputs in = make_inputs(c);
+  ASSERT_TRUE(tiled(in));
+  EXPECT_LT(attention_error(c, in), 2e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, TiledAttention,
+    ::testing::Values(
+        // One sequence: 37 tokens end in a partial tile; block sizes 16 and 7.
+        AttentionCase{"prefill_37_block_16", TSR_DTYPE_F32, 4, 2, 64, 16, {37}, {37}, 0, 0.0f, 0.0f, true},
+        AttentionCase{"prefill_100_block_7_f16", TSR_DTYPE_F16, 4, 2, 64, 7, {100}, {100}, 0, 0.0f, 0.0f, true},
+        AttentionCase{"prefill_300_block_16_q8_0", TSR_DTYPE_Q8_0, 4, 2, 64, 16, {300}, {300}, 0, 0.0f, 0.0f, true},
+        AttentionCase{"prefill_300_block_7_gqa", TSR_DTYPE_F32, 8, 2, 32, 7, {300}, {300}, 0, 0.0f, 0.0f, true},
+        // Packed sequences: tile 4 (tokens 32..39) holds the end of sequence 0 and the
+        // start of sequence 1; the chunked ones start at positions past 0.
+        AttentionCase{"two_sequences_packed", TSR_DTYPE_F32, 4, 4, 16, 16, {37, 20}, {37, 20}, 0, 0.0f, 0.0f, true},
+        AttentionCase{"three_sequences_chunked_f16", TSR_DTYPE_F16, 6, 3, 72, 7, {50, 23, 70}, {13, 23, 30}, 0, 0.0f,
+                      0.0f, true},
+        AttentionCase{"three_sequences_heads_of_40_q8_0", TSR_DTYPE_Q8_0, 8, 4, 40, 7, {90, 12, 31}, {40, 12, 31}, 0,
+                      0.0f, 0.0f, true},
+        // Tokens in random order: every tile mixes sequences and positions far apart.
+        AttentionCase{"shuffled_two_sequences", TSR_DTYPE_F32, 4, 2, 64, 16, {60, 45}, {60, 30}},
+        // Sliding windows: per-token first keys inside a tile's key range.
+        AttentionCase{"window_prefill_f16", TSR_DTYPE_F16, 4, 1, 64, 16, {100}, {100}, 10, 0.0f, 0.0f, true},
+        AttentionCase{"window_chunked_two_sequences_q8_0", TSR_DTYPE_Q8_0, 4, 2, 32, 16, {200, 40}, {40, 40}, 50,
+                      0.0f, 0.0f, true},
+        AttentionCase{"alibi_softcap_12_heads", TSR_DTYPE_F32, 12, 4, 8, 16, {60, 30}, {60, 30}, 0, 5.0f, 8.0f, true},
+        AttentionCase{"alibi_window_softcap_5_heads_f16", TSR_DTYPE_F16, 5, 1, 16, 4, {90}, {90}, 30, 5.0f, 4.0f,
+                      true},
+        AttentionCase{"mqa_head_dim_256_f16", TSR_DTYPE_F16, 2, 1, 256, 16, {100}, {100}, 0, 0.0f, 0.0f, true},
+        // head_dim 1024 (tiles of 4): 16 dims per invocation for each of the 4 tokens.
+        AttentionCase{"head_dim_1024_f16", TSR_DTYPE_F16, 2, 1, 1024, 16, {37}, {37}, 0, 0.0f, 0.0f, true},
+        AttentionCase{"head_dim_1024_q8_0", TSR_DTYPE_Q8_0, 2, 2, 1024, 7, {20, 9}, {20, 9}, 0, 0.0f, 0.0f, true}),
+    [](const auto& info) { return info.param.name; });
+
+// A prefill of 33 tokens whose third block (key 32, only token 32's) names a block outside
+// the cache: token 32 sits alone in the last tile of 8.
+class TiledAttentionError : public VulkanTest {
+ protected:
+  TiledAttentionError()
+      : c_{"bad_block", TSR_DTYPE_F32, 4, 2, 64, 16, {33}, {33}, 0, 0.0f, 0.0f, true}, in_(make_inputs(c_)) {
+    ref_ = reference_of(in_).to_f32();  // of the intact tables
+    ref_block_ = reinterpret_cast<int32_t*>(in_.tensors[5].bytes())[2];
+    reinterpret_cast<int32_t*>(in_.tensors[5].bytes())[2] = 9999;
+  }
+
+  // Runs the kernel (through `run`) on an output of sevens; returns the error message
+  // and checks the rows: token 32's is zeros, the others match the reference.
+  template <class Run>
+  std::string run_and_check(Run run) {
+    std::vector<GpuTensor> gpu;
+    for (const HostTensor& t : in_.tensors) gpu.emplace_back(t, odd_offset(t.desc().dtype, 9));
+    std::vector<const GpuTensor*> inputs;
+    for (const GpuTensor& t : gpu) inputs.push_back(&t);
+    const auto width = static_cast<size_t>(c_.n_heads * c_.head_dim);
+    const GpuTensor result(HostTensor::f32({in_.n_tokens, static_cast<int64_t>(width)},
+                                           std::vector<float>(static_cast<size_t>(in_.n_tokens) * width, 7.0f)),
+                           4);
+    std::string message;
+    try {
+      run(inputs, result);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    const std::vector<float> out = result.read().to_f32();
+    const auto bad = static_cast<std::ptrdiff_t>(32 * width);
+    EXPECT_EQ(std::vector<float>(out.begin() + bad, out.end()), std::vector<float>(width, 0.0f));
+    EXPECT_LT(relative_error(std::vector<float>(out.begin(), out.begin() + bad),
+                             std::vector<float>(ref_.begin(), ref_.begin() + bad)),
+              2e-5);
+    return message;
+  }
+
+  std::string expected_message() const {
+    return "attention: token 32 reads block 9999 from its block table but the cache has " +
+           std::to_string(in_.tensors[1].desc().shape[0]) + " blocks";
+  }
+
+  AttentionCase c_;
+  AttentionInputs in_;
+  std::vector<float> ref_;
+  int32_t ref_block_ = 0;  // the intact table entry
+};
+
+TEST_F(TiledAttentionError, BadBlockIsReportedAndItsRowIsZero) {
+  ASSERT_TRUE(tiled(in_));
+  const std::string message = run_and_check([&](const std::vector<const GpuTensor*>& inputs, const GpuTensor& result) {
+    run_vulkan(TSR_OP_ATTENTION, c_.dtype, &in_.params, inputs, result);
+  });
+  EXPECT_THAT(message, ::testing::HasSubstr(expected_message()));
+}
+
+TEST_F(TiledAttentionError, BadBlockInsideAStepComesBackFromStepEnd) {
+  ASSERT_TRUE(tiled(in_));
+  const Device& device = *session().device;
+  const std::string message = run_and_check([&](const std::vector<const GpuTensor*>& inputs, const GpuTensor& result) {
+    device.begin_step();
+    run_vulkan(TSR_OP_ATTENTION, c_.dtype, &in_.params, inputs, result);
+    device.end_step();
+  });
+  EXPECT_THAT(message, ::testing::HasSubstr(expected_message()));
+}
+
+TEST_F(TiledAttentionError, BadSequenceIdIsReportedAndItsRowIsZero) {
+  ASSERT_TRUE(tiled(in_));
+  reinterpret_cast<int32_t*>(in_.tensors[5].bytes())[2] = ref_block_;  // only the sequence id is bad
+  reinterpret_cast<int32_t*>(in_.tensors[4].bytes())[32] = 5;
+  const std::string message = run_and_check([&](const std::vector<const GpuTensor*>& inputs, const GpuTensor& result) {
+    run_vulkan(TSR_OP_ATTENTION, c_.dtype, &in_.params, inputs, result);
+  });
+  EXPECT_THAT(message, ::testing::HasSubstr("attention: token 32 has seq 5 outside the 1 block tables"));
 }
 
 }  // namespace

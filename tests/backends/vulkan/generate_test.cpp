@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/vulkan/ops/attention_splits.h"
+#include "backends/vulkan/ops/attention_path.h"
 #include "support/golden.h"
 #include "support/run_command.h"
 #include "support/testdata.h"

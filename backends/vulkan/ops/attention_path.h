@@ -1,5 +1,5 @@
-// How many parts split-KV ATTENTION (flash-decoding) cuts each (token, query head)'s keys
-// into, from what the host knows; header-only so the tests can assert which path a shape takes.
+// Which ATTENTION kernel a call takes, from what the host knows: how many parts split-KV
+// cuts each (token, head)'s keys into, or tiles of prefill tokens; header-only for the tests.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +36,21 @@ inline int64_t attention_splits(int64_t n_tokens, int64_t n_heads, int64_t max_b
   const int64_t by_length = max_ctx / kAttentionKeysPerSplit;  // >= 2 here
   const int64_t by_groups = (kAttentionTargetGroups + groups - 1) / groups;
   return std::max<int64_t>(1, std::min({by_length, by_groups, kAttentionMaxSplits}));
+}
+
+// Prefill ATTENTION with several queries per workgroup (attention_tiled.comp): each
+// workgroup takes this many consecutive tokens of one query head, their q staged in
+// shared memory as tokens * head_dim floats, kept within 16 KiB (half of the 32 KiB
+// every device offers): 8 tokens up to head_dim 512, 4 at 1024.
+inline int64_t attention_tile_tokens(int64_t head_dim) {
+  return std::clamp<int64_t>(4096 / std::max<int64_t>(head_dim, 1), 1, 8);
+}
+
+// Whether an unsplit call (n_splits == 1) takes the tiled path: at least two tiles of
+// tokens, and more tokens than sequences (a step of pure decode, one token per
+// sequence, has no keys to share between its tokens and keeps one workgroup per token).
+inline bool attention_tiled(int64_t n_tokens, int64_t n_seqs, int64_t head_dim, int64_t n_splits) {
+  return n_splits == 1 && n_tokens >= 2 * attention_tile_tokens(head_dim) && n_tokens > n_seqs;
 }
 
 }  // namespace tessera::vulkan
