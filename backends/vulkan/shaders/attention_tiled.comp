@@ -24,49 +24,12 @@ layout(constant_id = 3) const uint QT = 8u;  // tokens per tile, at most 32 (bit
 
 const uint DIMS_PER_INVOCATION = (HEAD_DIM + WG - 1u) / WG;
 
-layout(push_constant) uniform Push {  // attention.comp's, n_splits = 1
-  FloatRef q;
-  HalfRef k_cache;
-  HalfRef v_cache;
-  IntRef pos;
-  IntRef seq;
-  IntRef block_tables;
-  FloatRef out_;
-  StatusRef status;
-  uint n_tokens;
-  uint n_heads;
-  uint n_kv_heads;
-  uint block_size;
-  uint n_seqs;
-  uint max_blocks;
-  uint n_cache_blocks;
-  uint window;   // 0: full causal
-  float scale;
-  float softcap;  // 0: none
-  uint call_id;
-  float alibi_max_bias;  // 0: none
-  FloatRef partials;     // unused
-  uint n_splits;         // 1
-} p;
+#include "attention_common.glsl"
 
 shared float q_sh[QT * HEAD_DIM];
 shared float score_sh[QT * WG];  // [token of the tile, key of the chunk]
 shared int row_sh[WG];           // cache row of each key of the chunk; -1 when unusable
 shared uint bad_mask_sh;         // tokens of the tile that needed a bad block-table entry
-
-// Element i of a cache, counting elements across rows (a q8_0 row is whole blocks).
-float cache_at(HalfRef cache, uint i) {
-  if (DTYPE == DTYPE_Q8_0) return q8_0_at(cache, i / Q8_BLOCK_ELEMS, i % Q8_BLOCK_ELEMS);
-  return DTYPE == DTYPE_F16 ? half_at(cache, i) : FloatRef(cache).v[i];
-}
-
-// ALiBi slope of query head h (as in attention.comp).
-float alibi_slope(uint h) {
-  if (p.alibi_max_bias == 0.0) return 0.0;
-  const uint n2 = 1u << uint(findMSB(p.n_heads));
-  const float b = p.alibi_max_bias;
-  return h < n2 ? exp2(-b * float(h + 1u) / float(n2)) : exp2(-b * float(2u * (h - n2) + 1u) / float(2u * n2));
-}
 
 bool has(uint mask, uint i) { return ((mask >> i) & 1u) != 0u; }
 
