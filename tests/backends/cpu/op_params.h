@@ -41,6 +41,16 @@ inline tsr_rope_params yarn_params(tsr_rope_params plain, float ext_factor, floa
   return plain;
 }
 
+// `plain` with Llama 3.1 scaling switched on.
+inline tsr_rope_params llama3_params(tsr_rope_params plain, float factor, float low, float high,
+                                     int32_t n_ctx_orig) {
+  plain.llama3_factor = factor;
+  plain.llama3_low_freq_factor = low;
+  plain.llama3_high_freq_factor = high;
+  plain.n_ctx_orig = n_ctx_orig;
+  return plain;
+}
+
 inline tsr_slice_params slice_params(int64_t start, int64_t count, int64_t stride, int64_t groups) {
   tsr_slice_params p{};
   p.start = start;

@@ -23,15 +23,6 @@ using ::testing::FloatNear;
 using ::testing::Pointwise;
 using ::testing::StrEq;
 
-// `plain` with Llama 3.1 scaling switched on.
-tsr_rope_params llama3_params(tsr_rope_params plain, float factor, float low, float high, int32_t n_ctx_orig) {
-  plain.llama3_factor = factor;
-  plain.llama3_low_freq_factor = low;
-  plain.llama3_high_freq_factor = high;
-  plain.n_ctx_orig = n_ctx_orig;
-  return plain;
-}
-
 // Llama 3.1's published values: factor 8, low 1, high 4 over 8192 tokens.
 tsr_rope_params llama31(tsr_rope_params plain) { return llama3_params(plain, 8.0f, 1.0f, 4.0f, 8192); }
 

@@ -26,17 +26,6 @@ using ::testing::StrEq;
 using cpu::test::random_values;
 using cpu::test::relative_error;
 
-// The message of the tessera::Error `fn` throws ("" if it throws none).
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(VulkanPlugin, LoadsThroughTheHostWithStepsAndWithoutHostPointers) {
   const auto& s = session();
   ASSERT_NE(s.plugin, nullptr) << s.skip_reason;

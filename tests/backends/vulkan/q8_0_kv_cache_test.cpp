@@ -30,17 +30,6 @@ using cpu::test::random_values;
 constexpr int64_t kBlockElems = 32;
 constexpr int64_t kBlockBytes = 34;
 
-// The message of the tessera::Error `fn` throws ("" if it throws none).
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // Runs KV_WRITE of x into `cache` on the CPU reference and on Vulkan (x, slot and the
 // cache at unaligned offsets); returns {reference, vulkan} caches.
 std::pair<HostTensor, HostTensor> write_both(const tsr_kv_write_params& p, const HostTensor& x, const HostTensor& slot,

@@ -21,17 +21,9 @@ namespace {
 
 using cpu::test::random_values;
 using cpu::test::relative_error;
+using cpu::test::llama3_params;
 using cpu::test::rope_params;
 using cpu::test::yarn_params;
-
-// `plain` with Llama 3.1 scaling switched on.
-tsr_rope_params llama3_params(tsr_rope_params plain, float factor, float low, float high, int32_t n_ctx_orig) {
-  plain.llama3_factor = factor;
-  plain.llama3_low_freq_factor = low;
-  plain.llama3_high_freq_factor = high;
-  plain.n_ctx_orig = n_ctx_orig;
-  return plain;
-}
 
 std::vector<int32_t> random_positions(size_t n, int32_t max_pos, uint32_t seed) {
   std::mt19937 rng(seed);

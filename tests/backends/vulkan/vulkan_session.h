@@ -18,6 +18,7 @@
 #include "core/plugin/device.h"
 #include "core/plugin/kernel_registry.h"
 #include "core/plugin/plugin_host.h"
+#include "core/util/error.h"
 
 namespace tessera::vulkan::test {
 
@@ -83,6 +84,17 @@ uint64_t odd_offset(tsr_dtype dtype, uint64_t slot);
 std::vector<float> run_on_vulkan(tsr_op op, tsr_dtype key, const void* params,
                                  const std::vector<const HostTensor*>& inputs, const HostTensor& out,
                                  const std::vector<uint64_t>& offsets);
+
+// The message of the tessera::Error `fn` throws ("" if it throws none).
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // Base of the Vulkan tests: skips without a device, and fails a test during which the
 // validation layer reported anything (when TESSERA_VULKAN_VALIDATION=1).

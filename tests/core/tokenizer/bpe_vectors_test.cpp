@@ -13,12 +13,6 @@
 namespace tessera {
 namespace {
 
-std::string ids_to_string(const std::vector<int32_t>& ids) {
-  std::string s;
-  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
-  return s;
-}
-
 std::string vocab_path(const std::string& name) {
   return test::testdata_path("tokenizer/ggml-vocab-" + name + ".gguf");
 }
@@ -34,7 +28,7 @@ TEST_P(BpeVocabVectors, EncodesAllVectors) {
   const auto vectors = test::read_vocab_vectors(vocab_path(GetParam()));
   ASSERT_EQ(vectors.size(), 46u);
   for (size_t i = 0; i < vectors.size(); ++i)
-    EXPECT_EQ(ids_to_string(tok.encode(vectors[i].text, false)), ids_to_string(vectors[i].ids))
+    EXPECT_EQ(test::ids_to_string(tok.encode(vectors[i].text, false)), test::ids_to_string(vectors[i].ids))
         << "vector " << i << ": \"" << vectors[i].text << "\"";
 }
 

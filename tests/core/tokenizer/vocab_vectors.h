@@ -16,6 +16,13 @@ struct VocabVector {
   std::vector<int32_t> ids;
 };
 
+// Ids as "1 2 3", for readable test failures.
+inline std::string ids_to_string(const std::vector<int32_t>& ids) {
+  std::string s;
+  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
+  return s;
+}
+
 inline std::string read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);

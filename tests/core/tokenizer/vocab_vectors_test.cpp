@@ -12,12 +12,6 @@
 namespace tessera {
 namespace {
 
-std::string ids_to_string(const std::vector<int32_t>& ids) {
-  std::string s;
-  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
-  return s;
-}
-
 SpmTokenizer load_tokenizer(const std::string& gguf_path) {
   return SpmTokenizer::from_weight_file(*GgufFile::open(gguf_path));
 }
@@ -29,7 +23,7 @@ void expect_all_vectors_match(const std::string& vocab_file) {
   const auto vectors = test::read_vocab_vectors(path);
   ASSERT_EQ(vectors.size(), 46u);
   for (size_t i = 0; i < vectors.size(); ++i)
-    EXPECT_EQ(ids_to_string(tok.encode(vectors[i].text, false)), ids_to_string(vectors[i].ids))
+    EXPECT_EQ(test::ids_to_string(tok.encode(vectors[i].text, false)), test::ids_to_string(vectors[i].ids))
         << "vector " << i << " of " << vocab_file << ": \"" << vectors[i].text << "\"";
 }
 
