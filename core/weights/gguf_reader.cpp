@@ -199,7 +199,7 @@ TensorInfo read_tensor_info(ByteReader& r, uint64_t index) {
   const std::optional<DType> dtype = gguf::dtype_from_ggml(type);
   if (!dtype) {
     r.fail(type_at, "tensor " + quoted(name) + " has type " + gguf::describe_ggml_type(type) +
-                        ", which is not supported (supported: f32, f16, bf16, q8_0, i32)");
+                        ", which is not supported (supported: " + gguf::supported_ggml_types() + ")");
   }
   info.view.dtype = *dtype;
   const int64_t inner = info.view.shape.empty() ? 1 : info.view.shape.back();

@@ -4,6 +4,8 @@
 #include <array>
 #include <limits>
 
+#include <tessera/kit/dtype_traits.h>
+
 #include "core/util/error.h"
 
 namespace tessera::gguf {
@@ -20,8 +22,6 @@ constexpr std::array<std::string_view, 40> kGgmlTypeNames = {
     "iq2_xxs", "iq2_xs", "iq3_xxs", "iq1_s", "iq4_nl", "iq3_s", "iq2_s", "iq4_xs",
     "i8",      "i16",    "i32",     "i64",   "f64",    "iq1_m", "bf16",  "",
     "",        "",       "tq1_0",   "tq2_0", "",       "",      "",      "mxfp4"};
-
-constexpr uint32_t kGgmlF32 = 0, kGgmlF16 = 1, kGgmlQ8_0 = 8, kGgmlI32 = 26, kGgmlBF16 = 30;
 
 }  // namespace
 
@@ -119,36 +119,25 @@ std::string describe_ggml_type(uint32_t id) {
 }
 
 std::optional<DType> dtype_from_ggml(uint32_t id) {
-  switch (id) {
-    case kGgmlF32:
-      return DType::F32;
-    case kGgmlF16:
-      return DType::F16;
-    case kGgmlBF16:
-      return DType::BF16;
-    case kGgmlQ8_0:
-      return DType::Q8_0;
-    case kGgmlI32:
-      return DType::I32;
-    default:
-      return std::nullopt;
-  }
+  tsr_dtype t;
+  if (!kit::dtype_from_ggml_id(id, &t)) return std::nullopt;
+  return static_cast<DType>(t);
 }
 
 uint32_t ggml_from_dtype(DType t) {
-  switch (t) {
-    case DType::F32:
-      return kGgmlF32;
-    case DType::F16:
-      return kGgmlF16;
-    case DType::BF16:
-      return kGgmlBF16;
-    case DType::Q8_0:
-      return kGgmlQ8_0;
-    case DType::I32:
-      return kGgmlI32;
+  if (!kit::is_known_dtype(to_abi(t))) {
+    throw Error("dtype code " + std::to_string(static_cast<int>(t)) + " has no GGML type id");
   }
-  throw Error("dtype code " + std::to_string(static_cast<int>(t)) + " has no GGML type id");
+  return kit::dtype_traits(to_abi(t)).ggml_id;
+}
+
+std::string supported_ggml_types() {
+  std::string list;
+  for (int i = 0; i < kDTypeCount; ++i) {
+    if (!list.empty()) list += ", ";
+    list += kit::dtype_traits(static_cast<tsr_dtype>(i)).ggml;
+  }
+  return list;
 }
 
 }  // namespace tessera::gguf

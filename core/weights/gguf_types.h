@@ -53,9 +53,11 @@ bool unsigned_fits(int type, uint64_t v);
 std::string_view ggml_type_name(uint32_t id);
 // "q4_K (12)" or "unknown (99)": how a type id appears in messages.
 std::string describe_ggml_type(uint32_t id);
-// The dtype a GGML type id maps to, if Tessera supports it (f32, f16, bf16, q8_0, i32).
+// The dtype a GGML type id maps to, if Tessera supports it (supported_ggml_types()).
 std::optional<DType> dtype_from_ggml(uint32_t id);
 uint32_t ggml_from_dtype(DType t);
+// "f32, f16, bf16, q8_0, i32, q4_0, ...": the GGML type names Tessera reads, for messages.
+std::string supported_ggml_types();
 
 inline uint64_t align_up(uint64_t offset, uint64_t alignment) {
   return (offset + alignment - 1) / alignment * alignment;

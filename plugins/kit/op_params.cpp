@@ -79,7 +79,7 @@ int64_t check_slice_params(const tsr_slice_params& p, int64_t x_cols) {
 
 void check_get_rows(const TensorInfo& table, const TensorInfo& idx, const TensorInfo& out) {
   const char* op = "get_rows";
-  if (table.dtype == TSR_DTYPE_I32) fail(op, "table is i32, expected f32, f16, bf16 or q8_0");
+  if (table.dtype == TSR_DTYPE_I32) fail(op, "table is i32, expected a float or block dtype");
   if (table.ndim != 2) fail(op, "table has shape " + shape_label(table) + ", expected [R, C]");
   expect_dtype(idx, TSR_DTYPE_I32, op, "idx");
   expect_dtype(out, TSR_DTYPE_F32, op, "out");

@@ -28,13 +28,14 @@ Layout check_layout(const tsr_tensor* t, std::string_view op, const std::string&
   for (int i = 0; i < l.info.ndim; ++i) {
     if (l.info.shape[i] < 0) fail(op, who + " has a negative dimension in " + shape_label(l.info));
   }
-  if (l.info.dtype == TSR_DTYPE_Q8_0 && l.info.cols() % kQ8Block != 0) {
-    fail(op, who + " has " + std::to_string(l.info.cols()) +
-                 " columns, not a multiple of the q8_0 block of 32");
+  const DTypeTraits& traits = dtype_traits(l.info.dtype);
+  if (l.info.cols() % traits.block_elems != 0) {
+    fail(op, who + " has " + std::to_string(l.info.cols()) + " columns, not a multiple of the " +
+                 std::string(traits.name) + " block of " + std::to_string(traits.block_elems));
   }
-  // Row bytes from the element size, so a huge innermost dimension cannot overflow either.
-  const int64_t unit = l.info.dtype == TSR_DTYPE_Q8_0 ? kQ8BlockBytes : dtype_row_bytes(l.info.dtype, 1);
-  const int64_t units = l.info.dtype == TSR_DTYPE_Q8_0 ? l.info.cols() / kQ8Block : l.info.cols();
+  // Row bytes from the block size, so a huge innermost dimension cannot overflow either.
+  const int64_t unit = traits.block_bytes;
+  const int64_t units = l.info.cols() / traits.block_elems;
   bool overflow = __builtin_mul_overflow(units, unit, &l.bytes);
   for (int i = 0; i + 1 < l.info.ndim && !overflow; ++i) {
     overflow = __builtin_mul_overflow(l.bytes, l.info.shape[i], &l.bytes);

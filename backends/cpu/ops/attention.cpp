@@ -7,7 +7,8 @@
 
 #include <tessera/kit/op_params.h>
 
-#include "core/tensor/dtype.h"
+#include <tessera/kit/half.h>
+#include <tessera/kit/quant_blocks.h>
 
 namespace tessera::cpu {
 namespace {

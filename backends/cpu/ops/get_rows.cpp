@@ -3,7 +3,7 @@
 
 #include <tessera/kit/op_params.h>
 
-#include "core/tensor/dtype.h"
+#include <tessera/kit/dequantize.h>
 
 namespace tessera::cpu {
 namespace {
@@ -28,7 +28,7 @@ void get_rows_ref(CpuDevice&, const tsr_op_call& call) {
     }
   }
   for (int64_t i = 0; i < n; ++i) {
-    dequantize_row(static_cast<DType>(table.dtype), table.row<const std::byte>(ids[i]),
+    kit::dequantize_row(table.dtype, table.row<const std::byte>(ids[i]),
                    out.row<float>(i), cols);
   }
 }

@@ -7,7 +7,9 @@
 
 #include <tessera/kit/op_params.h>
 
-#include "core/tensor/dtype.h"
+#include <tessera/kit/half.h>
+#include <tessera/kit/quant_blocks.h>
+#include <tessera/kit/quantize.h>
 
 namespace tessera::cpu {
 namespace {
@@ -66,7 +68,7 @@ void kv_write_ref(CpuDevice&, const tsr_op_call& call) {
     if (cache.dtype == TSR_DTYPE_Q8_0) {
       quantize_kv_row_q8_0(x.row<const float>(t), row, width);
     } else {
-      quantize_row(static_cast<DType>(cache.dtype), x.row<const float>(t), row, width);
+      kit::quantize_row(cache.dtype, x.row<const float>(t), row, width);
     }
   }
 }

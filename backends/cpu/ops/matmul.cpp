@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/tensor/dtype.h"
+#include <tessera/kit/dequantize.h>
 
 namespace tessera::cpu {
 namespace {
@@ -17,7 +17,7 @@ MatmulArgs check_matmul(const tsr_op_call& call) {
   a.w = input(call, 1, kOp, "w");
   a.out = output(call, kOp);
   expect_dtype(a.x, TSR_DTYPE_F32, kOp, "x");
-  if (a.w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected f32, f16, bf16 or q8_0");
+  if (a.w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected a float or block dtype");
   if (a.w.ndim != 2) fail(kOp, "w has shape " + shape_label(a.w) + ", expected [M, K]");
   expect_dtype(a.out, TSR_DTYPE_F32, kOp, "out");
   a.n = a.x.rows();
@@ -35,7 +35,7 @@ void matmul_ref(CpuDevice&, const tsr_op_call& call) {
   std::vector<float> w_row(static_cast<size_t>(a.k));  // one weight row, dequantised
   float* out = a.out.as<float>();
   for (int64_t m = 0; m < a.m; ++m) {
-    dequantize_row(static_cast<DType>(a.w.dtype), a.w.row<const std::byte>(m), w_row.data(), a.k);
+    kit::dequantize_row(a.w.dtype, a.w.row<const std::byte>(m), w_row.data(), a.k);
     for (int64_t n = 0; n < a.n; ++n) {
       const float* x = a.x.row<const float>(n);
       double sum = 0.0;

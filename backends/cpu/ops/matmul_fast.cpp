@@ -8,6 +8,7 @@
 
 #include "backends/cpu/device.h"
 #include "backends/cpu/ops/matmul.h"
+#include "backends/cpu/ops/matmul_quant.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu {
@@ -141,6 +142,7 @@ void matmul_decode(ThreadPool& pool, const MatmulArgs& a) {
 
 // Converts one weight row to f32 (dst[0:K]).
 void row_to_f32(tsr_dtype dtype, const std::byte* row, int64_t K, float* dst) {
+  if (dtype != TSR_DTYPE_Q8_0 && is_block_format(dtype)) return block_row_to_f32(dtype, row, K, dst);
   if (dtype == TSR_DTYPE_Q8_0) {
     for (int64_t b = 0; b < K / kQ8Block; ++b) {
       const std::byte* block = row + b * kQ8BlockBytes;
@@ -244,7 +246,9 @@ void matmul_prefill(ThreadPool& pool, const MatmulArgs& a) {
 void matmul_fast(CpuDevice& device, const tsr_op_call& call) {
   const MatmulArgs a = check_matmul(call);
   if (a.n == 0 || a.m == 0) return;
-  if (a.n <= kDecodeMaxX) {
+  if (a.n <= kDecodeMaxX && is_block_format(a.w.dtype) && a.w.dtype != TSR_DTYPE_Q8_0) {
+    matmul_quant_decode(device.pool(), a);
+  } else if (a.n <= kDecodeMaxX) {
     matmul_decode(device.pool(), a);
   } else {
     matmul_prefill(device.pool(), a);

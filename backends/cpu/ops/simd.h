@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #else
 #define TESSERA_CPU_AVX2 0
-#include "core/tensor/dtype.h"
+#include <tessera/kit/half.h>
 #endif
 
 namespace tessera::cpu::simd {
@@ -75,12 +75,12 @@ inline F32x8 load(const float* p) {
 inline void store(float* p, F32x8 a) { std::memcpy(p, a.v, sizeof a.v); }
 inline F32x8 load_f16(const uint16_t* p) {
   F32x8 r;
-  for (int i = 0; i < kLanes; ++i) r.v[i] = tessera::f16_to_f32(p[i]);
+  for (int i = 0; i < kLanes; ++i) r.v[i] = tessera::kit::f16_to_f32(p[i]);
   return r;
 }
 inline F32x8 load_bf16(const uint16_t* p) {
   F32x8 r;
-  for (int i = 0; i < kLanes; ++i) r.v[i] = tessera::bf16_to_f32(p[i]);
+  for (int i = 0; i < kLanes; ++i) r.v[i] = tessera::kit::bf16_to_f32(p[i]);
   return r;
 }
 inline F32x8 load_i8(const int8_t* p) {
@@ -105,7 +105,7 @@ inline float hsum(F32x8 a) {
   for (int i = 0; i < kLanes; ++i) s += a.v[i];
   return s;
 }
-inline float f16_scalar(uint16_t h) { return tessera::f16_to_f32(h); }
+inline float f16_scalar(uint16_t h) { return tessera::kit::f16_to_f32(h); }
 
 #endif
 

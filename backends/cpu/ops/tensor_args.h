@@ -6,7 +6,9 @@
 #include <string_view>
 
 #include <tessera/kit/call_args.h>
+#include <tessera/kit/half.h>
 #include <tessera/kit/kernel_error.h>
+#include <tessera/kit/quant_blocks.h>
 #include <tessera/kit/tensor_check.h>
 #include <tessera/plugin_abi.h>
 
@@ -23,6 +25,10 @@ using kit::fail;
 using kit::KernelError;
 using kit::params_of;
 using kit::shape_label;
+using kit::BlockQ8_0;
+using kit::f16_to_f32;
+using kit::f32_to_f16;
+inline constexpr int kQ8BlockElems = kit::kQK;
 
 // The C++ form of a kernel: validates the call, computes, throws KernelError on bad input.
 using KernelBody = void (*)(CpuDevice& device, const tsr_op_call& call);

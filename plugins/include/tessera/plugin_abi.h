@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or enums below. */
-#define TSR_ABI_VERSION 2u
+#define TSR_ABI_VERSION 3u
 
 /* Name of the symbol every plugin exports. */
 #define TSR_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
@@ -59,13 +59,44 @@ enum {
   TSR_E_INTERNAL = 5          /* a bug or an exception caught at the boundary */
 };
 
-/* ---- data types ---------------------------------------------------------- */
+/* ---- data types ----------------------------------------------------------
+ * The block formats are GGUF's (ggml's): a row of a tensor is a whole number of
+ * blocks, each holding `elements` values in `bytes` bytes, little-endian, packed
+ * without padding. "d", "m", "dmin" are IEEE halves. <tessera/kit/quant_blocks.h>
+ * declares every block as a struct and <tessera/kit/dequantize.h> gives the value
+ * of every element (the reference, equal bit for bit to gguf-py's dequantize).
+ *   format   elements bytes  layout and value of element i
+ *   Q8_0        32     34   d, int8 q[32]: d * q[i]
+ *   Q4_0        32     18   d, u8 qs[16]: nibble i of qs (low nibbles are 0..15,
+ *                           high nibbles 16..31) = u; d * (u - 8)
+ *   Q4_1        32     20   d, m, qs[16] as Q4_0: d * u + m
+ *   Q5_0        32     22   d, u32 qh, qs[16]: u = nibble | bit i of qh << 4; d * (u - 16)
+ *   Q5_1        32     24   d, m, qh, qs as Q5_0: d * u + m
+ *   IQ4_NL      32     18   d, qs as Q4_0: d * kvalues[u], a fixed non-linear table
+ *   Q2_K       256     84   16 sub-blocks of 16; 2-bit quants, 4-bit scale and min
+ *   Q3_K       256    110   16 sub-blocks of 16; 3-bit quants, 6-bit signed scales
+ *   Q4_K       256    144   8 sub-blocks of 32; 4-bit quants, 6-bit scale and min
+ *   Q5_K       256    176   8 sub-blocks of 32; 5-bit quants, 6-bit scale and min
+ *   Q6_K       256    210   16 sub-blocks of 16; 6-bit quants, int8 scales
+ *   IQ4_XS     256    136   8 sub-blocks of 32; IQ4_NL's table, 6-bit signed scales
+ * Codes are part of the ABI: new types are only ever appended.                */
 typedef enum tsr_dtype {
   TSR_DTYPE_F32 = 0,
   TSR_DTYPE_F16 = 1,  /* IEEE half */
   TSR_DTYPE_BF16 = 2,
-  TSR_DTYPE_Q8_0 = 3, /* blocks of 32: f16 scale d, then 32 x int8 q; value = d * q (34 bytes) */
+  TSR_DTYPE_Q8_0 = 3,
   TSR_DTYPE_I32 = 4,
+  TSR_DTYPE_Q4_0 = 5,
+  TSR_DTYPE_Q4_1 = 6,
+  TSR_DTYPE_Q5_0 = 7,
+  TSR_DTYPE_Q5_1 = 8,
+  TSR_DTYPE_Q2_K = 9,
+  TSR_DTYPE_Q3_K = 10,
+  TSR_DTYPE_Q4_K = 11,
+  TSR_DTYPE_Q5_K = 12,
+  TSR_DTYPE_Q6_K = 13,
+  TSR_DTYPE_IQ4_NL = 14,
+  TSR_DTYPE_IQ4_XS = 15,
   TSR_DTYPE_COUNT
 } tsr_dtype;
 
@@ -74,7 +105,7 @@ typedef enum tsr_dtype {
  * of tokens in the step. Unless stated otherwise, activations are F32.
  * The "key dtype" is the dtype a kernel is registered under.            */
 typedef enum tsr_op {
-  /* in: [0] table [R, C] (any float dtype: key), [1] idx I32 [N]. out: [N, C] F32.
+  /* in: [0] table [R, C] (any dtype but I32: key), [1] idx I32 [N]. out: [N, C] F32.
      out[i, :] = table[idx[i], :]. Embedding lookup and output row selection. */
   TSR_OP_GET_ROWS = 0,
   /* in: [0] x [N, C], [1] w [G]. out [N, C]. params tsr_norm_params.
@@ -84,7 +115,7 @@ typedef enum tsr_op {
   /* in: [0] x [N, C], [1] w [G], optional [2] b [G]. out [N, C]. params tsr_norm_params.
      Groups as for RMS_NORM. out = (x - mean) / sqrt(var + eps) * (w or 1 + w) + b */
   TSR_OP_LAYER_NORM = 2,
-  /* in: [0] x [N, K] F32, [1] w [M, K] (key: F32, F16, BF16, Q8_0). out [N, M].
+  /* in: [0] x [N, K] F32, [1] w [M, K] (key: any dtype but I32). out [N, M].
      out[n, m] = sum_k x[n, k] * w[m, k] */
   TSR_OP_MATMUL = 3,
   /* in: [0] a, [1] b (same shape, or b of shape [C] broadcast over rows). out = a + b */

@@ -103,7 +103,7 @@ TEST_F(CpuPlugin, DeviceOpenRejectsNegativeThreadCount) {
 }
 
 TEST_F(CpuPlugin, RegistersEveryOpAndKeyDtypeAtPriorityZero) {
-  const std::set<std::pair<int, int>> expected = {
+  std::set<std::pair<int, int>> expected = {
       {TSR_OP_GET_ROWS, TSR_DTYPE_F32},   {TSR_OP_GET_ROWS, TSR_DTYPE_F16},
       {TSR_OP_GET_ROWS, TSR_DTYPE_BF16},  {TSR_OP_GET_ROWS, TSR_DTYPE_Q8_0},
       {TSR_OP_RMS_NORM, TSR_DTYPE_F32},   {TSR_OP_LAYER_NORM, TSR_DTYPE_F32},
@@ -118,6 +118,13 @@ TEST_F(CpuPlugin, RegistersEveryOpAndKeyDtypeAtPriorityZero) {
       {TSR_OP_SCALE, TSR_DTYPE_F32},      {TSR_OP_GELU_TANH, TSR_DTYPE_F32},
       {TSR_OP_RELU, TSR_DTYPE_F32},       {TSR_OP_RELU_SQR, TSR_DTYPE_F32},
       {TSR_OP_SOFTCAP, TSR_DTYPE_F32},    {TSR_OP_SLICE, TSR_DTYPE_F32}};
+  // Every block format beside q8_0 has an embedding lookup and a matmul.
+  for (const tsr_dtype d : {TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q5_0, TSR_DTYPE_Q5_1, TSR_DTYPE_Q2_K,
+                            TSR_DTYPE_Q3_K, TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_NL,
+                            TSR_DTYPE_IQ4_XS}) {
+    expected.insert({TSR_OP_GET_ROWS, d});
+    expected.insert({TSR_OP_MATMUL, d});
+  }
   std::set<std::pair<int, int>> registered;
   for (int i = 0; i < plugin_->kernel_count; ++i) {
     const tsr_kernel_desc& k = plugin_->kernels[i];

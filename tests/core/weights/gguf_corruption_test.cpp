@@ -160,8 +160,8 @@ std::vector<Corruption> corruptions() {
        [](auto& b) { std::memcpy(b.data() + 24 + 8 + 15, "scores", 6); },  // tokens -> scores
        {"duplicate key 'tokenizer.ggml.scores'"}},
       {"UnsupportedTensorType",
-       [q](auto& b) { patch(b, q.type, uint32_t{12}); },
-       {"tensor 'blk.0.attn_q.weight' has type q4_K (12), which is not supported",
+       [q](auto& b) { patch(b, q.type, uint32_t{16}); },
+       {"tensor 'blk.0.attn_q.weight' has type iq2_xxs (16), which is not supported",
         "(offset " + std::to_string(q.type) + ")"}},
       {"UnknownTensorType",
        [q](auto& b) { patch(b, q.type, uint32_t{99}); },

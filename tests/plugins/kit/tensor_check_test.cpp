@@ -73,7 +73,7 @@ TEST(CheckTensor, RejectsATensorWithoutABuffer) {
 TEST(CheckTensor, RejectsAnUnknownDtype) {
   tsr_tensor t = tensor(TSR_DTYPE_F32, {4});
   t.dtype = TSR_DTYPE_COUNT;
-  EXPECT_EQ(check(&t, 64), "op: x has unknown dtype 5");
+  EXPECT_EQ(check(&t, 64), "op: x has unknown dtype " + std::to_string(TSR_DTYPE_COUNT));
 }
 
 TEST(CheckTensor, RejectsNdimOutsideOneToFour) {

@@ -5,8 +5,12 @@
 #include <tessera/plugin_abi.h>
 
 #include <tessera/kit/call_args.h>
+#include <tessera/kit/dequantize.h>
+#include <tessera/kit/dtype_traits.h>
 #include <tessera/kit/guard.h>
+#include <tessera/kit/half.h>
 #include <tessera/kit/kernel_error.h>
 #include <tessera/kit/last_error.h>
+#include <tessera/kit/quant_blocks.h>
 #include <tessera/kit/tensor_check.h>
 #include <tessera/kit/tensor_info.h>

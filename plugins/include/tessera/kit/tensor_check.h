@@ -1,5 +1,5 @@
 // Validation of a kernel's tensor descriptors before any memory is touched: dtype,
-// ndim, shape, whole q8_0 blocks, the byte extent inside the buffer, and alignment.
+// ndim, shape, whole blocks of block dtypes, the byte extent inside the buffer, and alignment.
 // Every failure throws KernelError(TSR_E_INVALID_ARGUMENT) "<op>: <role> <cause>".
 #pragma once
 
@@ -35,7 +35,7 @@ struct HostView : TensorInfo {
 };
 
 // For a backend's kernels: checks `t` (present, with a buffer, a known dtype, ndim
-// 1..4, no negative dimension, whole q8_0 blocks per row, a byte size that does not
+// 1..4, no negative dimension, whole blocks per row for the block dtypes, a byte size that does not
 // overflow, wholly inside the buffer by `buffer_size`, offset aligned for the dtype).
 // `role` names the tensor in messages ("x", "w", "out"). Example message:
 //   "matmul: x [3, 8] f32 needs 96 bytes at offset 0 but its buffer holds 64"

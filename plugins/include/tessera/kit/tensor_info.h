@@ -9,10 +9,13 @@
 
 #include <tessera/plugin_abi.h>
 
+#include <tessera/kit/dtype_traits.h>
+#include <tessera/kit/quant_blocks.h>
+
 namespace tessera::kit {
 
-inline constexpr int64_t kQ8Block = 32;       // elements per q8_0 block
-inline constexpr int64_t kQ8BlockBytes = 34;  // f16 scale + 32 int8
+inline constexpr int64_t kQ8Block = kQK;                         // elements per q8_0 block
+inline constexpr int64_t kQ8BlockBytes = sizeof(BlockQ8_0);      // f16 scale + 32 int8
 
 struct TensorInfo {
   tsr_dtype dtype = TSR_DTYPE_F32;
@@ -25,16 +28,15 @@ struct TensorInfo {
   int64_t row_bytes() const;                        // bytes of one row of cols() elements
 };
 
-bool is_known_dtype(tsr_dtype dtype);
-
-// Bytes of `cols` elements of `dtype` in one row (q8_0: whole blocks, cols / 32 * 34).
+// Bytes of `cols` elements of `dtype` in one row (block formats: whole blocks, e.g.
+// q8_0 cols / 32 * 34; a partial block is rounded down, checked elsewhere).
 int64_t dtype_row_bytes(tsr_dtype dtype, int64_t cols);
 
-// The alignment element 0 needs: 4 for f32 and i32, 2 for the 16-bit types and q8_0
-// (whose blocks start with an f16 scale).
+// The alignment element 0 needs: 4 for f32 and i32, 2 for the 16-bit types and the
+// block formats (whose blocks are built of 16-bit and 8-bit fields).
 int64_t dtype_alignment(tsr_dtype dtype);
 
-std::string_view dtype_label(tsr_dtype dtype);  // "f32", "f16", "bf16", "q8_0", "i32", "unknown"
+std::string_view dtype_label(tsr_dtype dtype);  // "f32", "q4_k", ..., "unknown"
 std::string shape_label(const TensorInfo& t);   // "[3, 4]"
 
 }  // namespace tessera::kit

@@ -1,0 +1,135 @@
+// The block-format MATMUL and GET_ROWS kernels against the reference, for every format:
+// odd M, K a multiple of the block only, decode (N <= 4: x quantised to int8 blocks) and
+// prefill (N > 4: weights dequantised to f32 panels), on 1 and 2 threads.
+//
+// Tolerances. Prefill sees the same f32 weights as the reference: max error
+// <= 1e-5 x max |reference|. Decode rounds each block of 32 of x to int8 with step
+// d = max |x_block| / 127, so |x - x'| <= d / 2 per element and each output may differ by
+// at most sum_k |w[m, k]| * d(k) / 2; the test allows that bound (+1%, and 1e-5 relative
+// for the f32 sums), computed from the actual weights and x.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tessera/kit/dequantize.h>
+#include <tessera/kit/dtype_traits.h>
+#include <tessera/kit/tensor_info.h>
+
+#include "backends/cpu/ops/get_rows.h"
+#include "backends/cpu/ops/matmul.h"
+#include "host_tensor.h"
+
+namespace tessera::cpu::test {
+namespace {
+
+const std::vector<tsr_dtype> kFormats = {TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q5_0,   TSR_DTYPE_Q5_1,
+                                         TSR_DTYPE_Q2_K, TSR_DTYPE_Q3_K, TSR_DTYPE_Q4_K,   TSR_DTYPE_Q5_K,
+                                         TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_NL, TSR_DTYPE_IQ4_XS};
+
+struct Case {
+  tsr_dtype dtype;
+  int64_t n, m, blocks;  // k = blocks * the format's block size
+};
+
+std::string case_name(const Case& c) {
+  return std::string(kit::dtype_traits(c.dtype).name) + "_n" + std::to_string(c.n) + "_m" + std::to_string(c.m) +
+         "_blocks" + std::to_string(c.blocks);
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const tsr_dtype dtype : kFormats) {
+    const bool super = kit::dtype_traits(dtype).block_elems == 256;
+    for (const int64_t n : {1, 2, 3, 4, 5, 37}) {
+      const int64_t m = n % 2 ? 33 : 7;
+      out.push_back({dtype, n, m, n <= 2 ? (super ? 17 : 129) : 3});
+    }
+    out.push_back({dtype, 1, 1, 1});
+    out.push_back({dtype, 4, 130, 2});
+  }
+  return out;
+}
+
+class QuantMatmul : public ::testing::TestWithParam<Case> {};
+
+TEST_P(QuantMatmul, MatchesTheReferenceWithinTheActivationRounding) {
+  const Case& c = GetParam();
+  const int64_t k = c.blocks * kit::dtype_traits(c.dtype).block_elems;
+  const std::vector<float> xv = random_values(static_cast<size_t>(c.n * k), 21);
+  const HostTensor x = HostTensor::f32({c.n, k}, xv);
+  const HostTensor w = HostTensor::from_f32(c.dtype, {c.m, k}, random_values(static_cast<size_t>(c.m * k), 22));
+  const std::vector<float> wf = w.to_f32();
+
+  CpuDevice ref_device(1);
+  HostTensor expected(TSR_DTYPE_F32, {c.n, c.m});
+  ASSERT_EQ(run_kernel(ref_device, matmul_ref, TSR_OP_MATMUL, nullptr, {&x, &w}, expected), TSR_OK)
+      << ref_device.last_error();
+  const std::vector<float> want = expected.to_f32();
+  float max_ref = 0.0f;
+  for (const float v : want) max_ref = std::max(max_ref, std::fabs(v));
+
+  // Per output, the bound on the error from rounding x to int8 (decode only).
+  std::vector<double> bound(want.size(), 1e-5 * max_ref);
+  if (c.n <= 4) {
+    for (int64_t n = 0; n < c.n; ++n) {
+      for (int64_t mm = 0; mm < c.m; ++mm) {
+        double b = 0;
+        for (int64_t blk = 0; blk < k / 32; ++blk) {
+          float amax = 0.0f;
+          for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(xv[static_cast<size_t>(n * k + blk * 32 + i)]));
+          double wsum = 0;
+          for (int i = 0; i < 32; ++i) wsum += std::fabs(wf[static_cast<size_t>(mm * k + blk * 32 + i)]);
+          b += wsum * amax / 127.0 / 2.0;
+        }
+        bound[static_cast<size_t>(n * c.m + mm)] += 1.01 * b;
+      }
+    }
+  }
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    CpuDevice device(threads);
+    HostTensor actual(TSR_DTYPE_F32, {c.n, c.m});
+    ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x, &w}, actual), TSR_OK)
+        << device.last_error();
+    const std::vector<float> got = actual.to_f32();
+    int bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (!(std::fabs(got[i] - want[i]) <= bound[i])) {
+        if (++bad <= 3) ADD_FAILURE() << "out[" << i << "] = " << got[i] << ", reference " << want[i] << ", bound " << bound[i];
+      }
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantMatmul, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return case_name(info.param); });
+
+class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
+
+TEST_P(QuantGetRows, SelectsTheDequantisedRows) {
+  const tsr_dtype dtype = GetParam();
+  const int64_t cols = 2 * kit::dtype_traits(dtype).block_elems, rows = 5;
+  const HostTensor table = HostTensor::from_f32(dtype, {rows, cols}, random_values(static_cast<size_t>(rows * cols), 5));
+  const HostTensor idx = HostTensor::i32({3}, {4, 0, 4});
+  HostTensor out(TSR_DTYPE_F32, {3, cols});
+  CpuDevice device(1);
+  ASSERT_EQ(run_kernel(device, get_rows_ref, TSR_OP_GET_ROWS, nullptr, {&table, &idx}, out), TSR_OK)
+      << device.last_error();
+  const std::vector<float> all = table.to_f32(), got = out.to_f32();
+  for (int i = 0; i < 3; ++i) {
+    const int row = i == 1 ? 0 : 4;
+    for (int64_t c = 0; c < cols; ++c) {
+      ASSERT_EQ(got[static_cast<size_t>(i * cols + c)], all[static_cast<size_t>(row * cols + c)]) << "row " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantGetRows, ::testing::ValuesIn(kFormats),
+                         [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
+
+}  // namespace
+}  // namespace tessera::cpu::test
