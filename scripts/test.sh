@@ -18,6 +18,9 @@ run_suite() {
 }
 
 CTEST_ARGS=("$@")
+# The tests that compare SmolLM2-135M-Instruct with llama.cpp read it from here.
+TESSERA_SMOLLM2="$(scripts/fetch-model.sh)"
+export TESSERA_SMOLLM2
 run_suite build -DCMAKE_BUILD_TYPE=Release
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="print_stacktrace=1" \
   run_suite build-sanitize -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON

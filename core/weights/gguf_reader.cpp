@@ -9,6 +9,8 @@
 #include <cstring>
 #include <set>
 
+#include <tessera/kit/block_check.h>
+
 #include "core/util/error.h"
 #include "core/weights/byte_reader.h"
 #include "core/weights/gguf_types.h"
@@ -220,6 +222,20 @@ TensorInfo read_tensor_info(ByteReader& r, uint64_t index) {
   return info;
 }
 
+// Every block's scales must be finite: a NaN or infinite scale would give a silently
+// wrong answer at the first matmul that reads it.
+void check_scales(ByteReader& r, const TensorView& t, uint64_t start) {
+  if (!dtype_is_quantized(t.dtype)) return;
+  const int64_t n_blocks = t.n_elements() / dtype_block_elems(t.dtype);
+  const kit::BadScale bad = kit::first_nonfinite_scale(to_abi(t.dtype), t.data, n_blocks);
+  if (bad.block < 0) return;
+  const int64_t row_blocks = t.shape.back() / dtype_block_elems(t.dtype);
+  r.fail(start + static_cast<uint64_t>(bad.byte_offset),
+         "tensor " + quoted(t.name) + " block " + std::to_string(bad.block) + " (row " +
+             std::to_string(bad.block / row_blocks) + ") has a non-finite scale " + bad.field + " = " +
+             std::to_string(bad.value));
+}
+
 }  // namespace
 
 bool GgufFile::has_magic(std::span<const uint8_t> bytes) {
@@ -293,6 +309,7 @@ void GgufFile::parse() {
                  std::to_string(file_size) + " bytes)");
     }
     info.view.data = file_.data() + start;
+    check_scales(r, info.view, start);
     tensors_.push_back(std::move(info.view));
   }
 }

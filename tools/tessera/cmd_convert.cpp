@@ -1,5 +1,6 @@
-// tessera convert: writes a GGUF from any weights file Tessera reads (a Hugging Face
-// folder above all), through the model definition that reads it.
+// tessera convert and tessera quantize: write a GGUF from any weights file Tessera reads
+// (a Hugging Face folder above all, or a GGUF), through the model definition that reads
+// it; quantize is convert with a quantisation preset required.
 #include <chrono>
 #include <cstdio>
 
@@ -12,14 +13,15 @@
 namespace tessera::cli {
 namespace {
 
-// "keep" = nullopt; otherwise a dtype a GGUF weight can have.
-std::optional<DType> parse_dtype(const std::string& name) {
-  if (name == "keep") return std::nullopt;
-  DType dtype;
-  if (!dtype_from_name(name, &dtype) || dtype == DType::I32) {
-    throw UsageError{"--dtype must be keep, f32, f16, bf16 or q8_0, got '" + name + "'"};
+// "keep" = nullopt; otherwise a preset (quant_preset.h).
+std::optional<QuantPreset> parse_preset(const std::string& name, bool keep_allowed) {
+  if (keep_allowed && name == "keep") return std::nullopt;
+  QuantPreset preset;
+  if (!quant_preset_from_name(name, &preset)) {
+    throw UsageError{"--dtype must be " + std::string(keep_allowed ? "keep, " : "") + quant_preset_names() +
+                     "; got '" + name + "'"};
   }
-  return dtype;
+  return preset;
 }
 
 void print_progress(size_t index, size_t count, const ConvertedTensor& t) {
@@ -32,17 +34,24 @@ void print_progress(size_t index, size_t count, const ConvertedTensor& t) {
 
 }  // namespace
 
-int run_convert(const Args& args) {
+namespace {
+
+int convert_command(const Args& args, bool quantize) {
   ConvertRequest request;
-  std::string output, dtype_name_flag = "keep";
-  OptionTable t("convert", "SOURCE -o OUT.gguf [options]",
-                "Converts a weights file Tessera reads (a Hugging Face model folder, a GGUF, a llama2.c\n"
-                "checkpoint) into a GGUF, through the model definition that reads it: its hyper-parameters\n"
-                "as metadata, its weights under their GGUF names, laid out [out, in].");
+  std::string output, dtype_name_flag = quantize ? "q4_k_m" : "keep";
+  OptionTable t(quantize ? "quantize" : "convert", "SOURCE -o OUT.gguf [options]",
+                quantize ? "Writes a quantised GGUF of a model Tessera reads (a GGUF, a Hugging Face model folder, a\n"
+                           "llama2.c checkpoint): each weight matrix in the preset's dtype, the output projection and,\n"
+                           "in the _M mixes, some attn_v and ffn_down matrices with more bits; vectors in f32.\n"
+                           "Progress goes to stderr."
+                         : "Converts a weights file Tessera reads (a Hugging Face model folder, a GGUF, a llama2.c\n"
+                           "checkpoint) into a GGUF, through the model definition that reads it: its hyper-parameters\n"
+                           "as metadata, its weights under their GGUF names, laid out [out, in].");
+  const std::string dtype_help = std::string("matrix dtype or mix: ") + (quantize ? "" : "keep (default), ") +
+                                 quant_preset_names() + (quantize ? " (default q4_k_m)" : "") + "; vectors are f32";
   t.text("--arch", "FILE", "model definition (.tsr); default: chosen by model_type / general.architecture",
          &request.arch_path)
-      .text("--dtype", "TYPE", "matrix element type: keep, f32, f16, bf16 or q8_0 (vectors are f32)",
-            &dtype_name_flag)
+      .text("--dtype", "TYPE", dtype_help, &dtype_name_flag)
       .text("--tokenizer-from", "GGUF", "copy the tokenizer.* metadata of this file (default: the source's)",
             &request.tokenizer_from)
       .text("-o, --output", "FILE", "the GGUF file to write", &output);
@@ -55,7 +64,7 @@ int run_convert(const Args& args) {
   if (positional.size() > 1) throw UsageError{"unexpected argument '" + positional[1] + "'"};
   if (output.empty()) throw UsageError{"no output file: pass -o FILE"};
   request.source = positional[0];
-  request.dtype = parse_dtype(dtype_name_flag);
+  request.preset = parse_preset(dtype_name_flag, !quantize);
   request.model_dirs = model_dirs();
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -66,5 +75,11 @@ int run_convert(const Args& args) {
                s.meta_keys, dtype_name_flag.c_str(), s.hf_layout ? ", Hugging Face layout" : "", seconds);
   return 0;
 }
+
+}  // namespace
+
+int run_convert(const Args& args) { return convert_command(args, false); }
+
+int run_quantize(const Args& args) { return convert_command(args, true); }
 
 }  // namespace tessera::cli

@@ -15,5 +15,6 @@ int run_backends(const Args& args);
 int run_bench(const Args& args);
 int run_init(const Args& args);
 int run_convert(const Args& args);
+int run_quantize(const Args& args);
 
 }  // namespace tessera::cli

@@ -25,6 +25,7 @@ constexpr Command kCommands[] = {
     {"bench", "measure prefill and decode speed", tessera::cli::run_bench},
     {"init", "write a random-weight GGUF model of any shape a definition allows", tessera::cli::run_init},
     {"convert", "write a GGUF from a Hugging Face folder or any weights file", tessera::cli::run_convert},
+    {"quantize", "write a quantised GGUF (q4_k_m, q4_0, q6_k, ...) of a model", tessera::cli::run_quantize},
 };
 
 void print_usage(std::FILE* out) {

@@ -68,9 +68,15 @@ std::string model_title(const WeightFile& source) {
 
 // Matrices in the requested dtype (or the source's); vectors in f32, except an
 // unconverted vector the source already holds in a dtype the graph reads as is.
-DType written_dtype(const GraphTensor& t, const TensorView& src, const std::optional<DType>& requested) {
-  if (t.shape.size() >= 2) return requested.value_or(src.dtype);
-  if (requested || t.widened) return DType::F32;
+DType written_dtype(const GraphTensor& t, const TensorView& src, const std::optional<QuantPreset>& preset,
+                    int64_t n_layers) {
+  if (t.shape.size() >= 2) {
+    if (!preset) return src.dtype;
+    if (preset->mix == QuantMix::Uniform && !dtype_is_quantized(preset->base)) return preset->base;
+    if (preset->base == DType::Q8_0) return DType::Q8_0;  // refused below when rows do not fit
+    return preset_dtype(*preset, {t.gguf_name, t.shape.back(), n_layers});
+  }
+  if (preset || t.widened) return DType::F32;
   return src.dtype;
 }
 
@@ -117,14 +123,19 @@ void add_metadata(const dsl::CompiledModel& model, const WeightFile& source, boo
 // Every weight the graph reads, once per GGUF name, checked before anything is written.
 std::vector<std::pair<ConvertedTensor, const TensorView*>> plan_tensors(const dsl::CompiledModel& model,
                                                                         const WeightFile& weights,
-                                                                        const std::optional<DType>& dtype) {
+                                                                        const std::optional<QuantPreset>& preset) {
   std::vector<std::pair<ConvertedTensor, const TensorView*>> plan;
   std::set<std::string> seen;
+  std::vector<std::string> names;
+  for (const GraphTensor& t : model.graph.tensors()) {
+    if (t.role == TensorRole::Weight) names.push_back(t.gguf_name);
+  }
+  const int64_t n_layers = layer_count_of(names);
   for (const GraphTensor& t : model.graph.tensors()) {
     if (t.role != TensorRole::Weight || !seen.insert(t.gguf_name).second) continue;
     const TensorView* src = weights.find_tensor(t.file_name);
     if (!src) throw Error(weights.path() + ": no tensor '" + t.file_name + "'");  // compile_model checked it
-    ConvertedTensor c{t.gguf_name, src->dtype, written_dtype(t, *src, dtype), t.shape, t.transposed};
+    ConvertedTensor c{t.gguf_name, src->dtype, written_dtype(t, *src, preset, n_layers), t.shape, t.transposed};
     check_blocks(c);
     if (c.transposed && !transposable(c.from)) {
       throw Error("cannot transpose '" + t.file_name + "': it is stored as " + std::string(dtype_name(c.from)));
@@ -155,7 +166,10 @@ ConvertSummary convert_to_gguf(const ConvertRequest& request, const std::string&
   GgufWriter writer;
   add_metadata(model, *source, summary.hf_layout, writer);
   add_tokenizer(request, *source, model.n_vocab, writer);
-  const auto plan = plan_tensors(model, weights, request.dtype);
+  if (request.preset) {
+    writer.set_meta("general.file_type", typed(MetaValue{uint64_t{request.preset->file_type}}, kGgufUint32));
+  }
+  const auto plan = plan_tensors(model, weights, request.preset);
   for (size_t i = 0; i < plan.size(); ++i) {
     const auto& [tensor, src] = plan[i];
     GgufWriter::RowFiller rows = converted_rows(*src, tensor.transposed, tensor.to);

@@ -10,6 +10,7 @@
 
 #include "core/graph/graph.h"
 #include "core/tensor/dtype.h"
+#include "core/weights/quant_preset.h"
 
 namespace tessera::cli {
 
@@ -17,7 +18,8 @@ struct ConvertRequest {
   std::string source;                   // a file or folder open_weight_file() reads
   std::string arch_path;                // the definition; "" = chosen by the source's architecture
   std::vector<std::string> model_dirs;  // where that choice looks, in order
-  std::optional<DType> dtype;           // of matrices; nullopt keeps the source's
+  // The dtypes of matrices (quant_preset.h); nullopt keeps the source's.
+  std::optional<QuantPreset> preset;
   // A GGUF whose tokenizer.* metadata is copied; "" = the source's own, if it has one.
   std::string tokenizer_from;
 };
@@ -47,9 +49,10 @@ using ConvertProgress = std::function<void(size_t index, size_t count, const Con
 // its own architecture, which the "{arch}.*" keys are named after), general.name,
 // every hyper-parameter that has a GGUF key, tessera.hf_layout = 1 when the source has
 // the Hugging Face layout, the tokenizer, and every weight the compiled graph reads
-// under its GGUF name, [out, in], in the requested dtype (vectors in f32). Throws
-// tessera::Error (dsl::DslError when the definition does not fit the source) before
-// anything is written for a bad request, e.g. q8_0 for rows that are not whole blocks.
+// under its GGUF name, [out, in], in the dtype the preset gives it (vectors in f32), and
+// the preset's general.file_type. Throws tessera::Error (dsl::DslError when the
+// definition does not fit the source) before anything is written for a bad request,
+// e.g. q8_0 for rows that are not whole blocks.
 ConvertSummary convert_to_gguf(const ConvertRequest& request, const std::string& output,
                                const ConvertProgress& progress);
 

@@ -1,6 +1,9 @@
 #include "tools/tessera/weight_rows.h"
 
+#include <algorithm>
 #include <cstring>
+#include <exception>
+#include <thread>
 
 #include "core/util/error.h"
 
@@ -23,6 +26,29 @@ float element_as_f32(DType dtype, const uint8_t* data, int64_t index) {
     }
     default:
       throw Error("cannot read single " + std::string(dtype_name(dtype)) + " elements");
+  }
+}
+
+// Calls fn(begin, end) over [0, n) split among the hardware threads; rethrows the first
+// exception after all have finished.
+template <class Fn>
+void parallel_rows(int64_t n, Fn&& fn) {
+  const int64_t threads = std::min<int64_t>(std::max(1u, std::thread::hardware_concurrency()), std::max<int64_t>(n / 16, 1));
+  if (threads <= 1) return fn(int64_t{0}, n);
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+  for (int64_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      try {
+        fn(n * t / threads, n * (t + 1) / threads);
+      } catch (...) {
+        errors[static_cast<size_t>(t)] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
   }
 }
 
@@ -56,12 +82,15 @@ GgufWriter::RowFiller converted_rows(const TensorView& src, bool transposed, DTy
       std::memcpy(dst, from, static_cast<size_t>(n_rows * src_row_bytes));
       return;
     }
-    std::vector<float> row(static_cast<size_t>(cols));
     const int64_t dst_row_bytes = dtype_row_bytes(dst_dtype, cols);
-    for (int64_t r = 0; r < n_rows; ++r) {
-      dequantize_row(src_dtype, from + r * src_row_bytes, row.data(), cols);
-      quantize_row(dst_dtype, row.data(), static_cast<uint8_t*>(dst) + r * dst_row_bytes, cols);
-    }
+    // Quantisers that search scales are slow: rows are shared out among the cores.
+    parallel_rows(n_rows, [&](int64_t begin, int64_t end) {
+      std::vector<float> row(static_cast<size_t>(cols));
+      for (int64_t r = begin; r < end; ++r) {
+        dequantize_row(src_dtype, from + r * src_row_bytes, row.data(), cols);
+        quantize_row(dst_dtype, row.data(), static_cast<uint8_t*>(dst) + r * dst_row_bytes, cols);
+      }
+    });
   };
 }
 
