@@ -22,18 +22,41 @@ constexpr tsr_kernel_desc kernel(tsr_dtype dtype, const char* name) {
   return {Op, dtype, 0, name, &entry<Op, Body>};
 }
 
-// The same (op, dtype) pairs as the CPU plugin registers.
+// The same (op, dtype) pairs as the CPU plugin registers; GET_ROWS and MATMUL take every
+// block format (dequant.glsl decodes them in the shaders).
 constexpr std::array kKernels = {
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_F32, "vulkan.get_rows.f32"),
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_F16, "vulkan.get_rows.f16"),
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_BF16, "vulkan.get_rows.bf16"),
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q8_0, "vulkan.get_rows.q8_0"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q4_0, "vulkan.get_rows.q4_0"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q4_1, "vulkan.get_rows.q4_1"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q5_0, "vulkan.get_rows.q5_0"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q5_1, "vulkan.get_rows.q5_1"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q2_K, "vulkan.get_rows.q2_k"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q3_K, "vulkan.get_rows.q3_k"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q4_K, "vulkan.get_rows.q4_k"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q5_K, "vulkan.get_rows.q5_k"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_Q6_K, "vulkan.get_rows.q6_k"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_IQ4_NL, "vulkan.get_rows.iq4_nl"),
+    kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_IQ4_XS, "vulkan.get_rows.iq4_xs"),
     kernel<TSR_OP_RMS_NORM, rms_norm>(TSR_DTYPE_F32, "vulkan.rms_norm.f32"),
     kernel<TSR_OP_LAYER_NORM, layer_norm>(TSR_DTYPE_F32, "vulkan.layer_norm.f32"),
     kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_F32, "vulkan.matmul.f32"),
     kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_F16, "vulkan.matmul.f16"),
     kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_BF16, "vulkan.matmul.bf16"),
     kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q8_0, "vulkan.matmul.q8_0"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q4_0, "vulkan.matmul.q4_0"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q4_1, "vulkan.matmul.q4_1"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q5_0, "vulkan.matmul.q5_0"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q5_1, "vulkan.matmul.q5_1"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q2_K, "vulkan.matmul.q2_k"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q3_K, "vulkan.matmul.q3_k"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q4_K, "vulkan.matmul.q4_k"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q5_K, "vulkan.matmul.q5_k"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_Q6_K, "vulkan.matmul.q6_k"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_IQ4_NL, "vulkan.matmul.iq4_nl"),
+    kernel<TSR_OP_MATMUL, matmul>(TSR_DTYPE_IQ4_XS, "vulkan.matmul.iq4_xs"),
     kernel<TSR_OP_ADD, add>(TSR_DTYPE_F32, "vulkan.add.f32"),
     kernel<TSR_OP_MUL, mul>(TSR_DTYPE_F32, "vulkan.mul.f32"),
     kernel<TSR_OP_SILU, silu>(TSR_DTYPE_F32, "vulkan.silu.f32"),

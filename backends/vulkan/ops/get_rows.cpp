@@ -1,4 +1,4 @@
-// GET_ROWS: out [N, C] f32 = rows idx [N] of table [R, C] (f32, f16, bf16 or q8_0).
+// GET_ROWS: out [N, C] f32 = rows idx [N] of table [R, C] (f32, f16, bf16 or any block format: q8_0, q4_0 ... iq4_xs).
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"

@@ -1,6 +1,7 @@
-// MATMUL: out [N, M] f32 = x [N, K] f32 times w [M, K] (f32, f16, bf16 or q8_0)
-// transposed. Few rows of x (decode) go to matmul_vec.comp, which reads each weight row
-// once per kVecRows rows of x, one subgroup splitting K (matmul_vec_subgroup, where
+// MATMUL: out [N, M] f32 = x [N, K] f32 times w [M, K] transposed, w in f32, f16, bf16
+// or a block format (q8_0, q4_0 ... iq4_xs, dequantised in the shaders: dequant.glsl).
+// Few rows of x (decode) go to matmul_vec.comp, which reads each weight row once per
+// kVecRows rows of x, one subgroup splitting K (matmul_vec_subgroup, where
 // use_subgroup_arithmetic allows, reduces with subgroupAdd and puts several weight rows
 // in a workgroup); more rows (prefill) go to the shared-memory tiles of matmul_tiled.comp.
 // q8_0 weights on the decode path take the int8-dot path where use_int8_dot allows: x
@@ -56,7 +57,7 @@ void matmul(VulkanDevice& device, const tsr_op_call& call) {
   const DeviceTensor w = input(call, 1, kOp, "w");    // [M, K]
   const DeviceTensor out = output(call, kOp);         // [N, M]
   expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  if (w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected f32, f16, bf16 or q8_0");
+  if (w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected a float or block dtype");
   if (w.ndim != 2) fail(kOp, "w has shape " + shape_label(w) + ", expected [M, K]");
   expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
   const int64_t n = x.rows(), k = x.cols(), m = w.shape[0];

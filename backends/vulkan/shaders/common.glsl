@@ -73,6 +73,9 @@ float stable_tanh(float x) {
 float half_at(HalfRef r, uint i) { return unpackHalf2x16(uint(r.v[i])).x; }
 float bf16_at(HalfRef r, uint i) { return uintBitsToFloat(uint(r.v[i]) << 16); }
 
+// The other block formats (q4_0 ... iq4_xs): quant_matrix_elem and the block decoders.
+#include "dequant.glsl"
+
 // q8_0 data is blocks of 34 bytes (17 halves, so only 2-byte aligned): the f16 scale d,
 // then 32 int8 q, two per half (low byte first); value = d * q. This is element j of
 // block `block` of the q8_0 data starting at `data`.
@@ -85,11 +88,12 @@ float q8_0_at(HalfRef data, uint block, uint j) {
 }
 
 // Element k of row `row` of a [rows, cols] matrix of dtype `dtype`; `data` is its first
-// byte. q8_0 rows are cols / 32 blocks.
+// byte. Block-format rows are whole blocks (cols / 32 for q8_0).
 float matrix_elem(uint dtype, HalfRef data, uint row, uint cols, uint k) {
   if (dtype == DTYPE_F32) return FloatRef(data).v[row * cols + k];
   if (dtype == DTYPE_F16) return half_at(data, row * cols + k);
   if (dtype == DTYPE_BF16) return bf16_at(data, row * cols + k);
+  if (is_block_quant(dtype)) return quant_matrix_elem(dtype, data, row, cols, k);
   return q8_0_at(data, row * (cols / Q8_BLOCK_ELEMS) + k / Q8_BLOCK_ELEMS, k % Q8_BLOCK_ELEMS);
 }
 

@@ -6,6 +6,8 @@
 //   subgroups: each subgroup owns the workgroup's rows gl_SubgroupID,
 //              gl_SubgroupID + gl_NumSubgroups, ... and reduces with subgroupAdd: no
 //              shared memory, no barriers, and any subgroup size works.
+//   block formats (q4_0 ... iq4_xs, dequant.glsl): a lane takes runs of 16 weights that
+//              share their sub-block's scale (and min), decoded once per run.
 //   int8 dot:  subgroups, with w q8_0 and x quantised per 32-block (quantize_q8.comp,
 //              p.x is then its [N * K / 32, 9] words): a lane takes whole blocks and
 //              sums 8 packed int8 dot products, times d_w * d_x.
@@ -112,6 +114,27 @@ void accumulate_row(uint row, uint n0, uint rows) {
         }
       }
       for (uint r = 0u; r < ROWS; ++r) acc[r] += dw * sums[r];
+    }
+    return;
+  }
+  if (is_block_quant(DTYPE)) {
+    // The other block formats go 16 elements per lane, a run that shares one sub-block's
+    // coefficients in every format: they are decoded once per run, and the run's quant
+    // fields are read from its block only (quant_block_elems is a multiple of 16).
+    const uint be = quant_block_elems(DTYPE);
+    const uint runs_per_block = be / 16u;
+    const uint row_first = row * (p.k / be) * quant_block_halves(DTYPE);
+    for (uint run = lane(); run < p.k / 16u; run += lanes()) {
+      const uint first = row_first + (run / runs_per_block) * quant_block_halves(DTYPE);
+      const uint e0 = (run % runs_per_block) * 16u;
+      const vec2 c = quant_coeffs(DTYPE, p.w, first, e0);
+      const uint k0 = run * 16u;
+      for (uint i = 0u; i < 16u; ++i) {
+        const float wv = quant_value(c, quant_q(DTYPE, p.w, first, e0 + i));
+        for (uint r = 0u; r < ROWS; ++r) {
+          if (r < rows) acc[r] += wv * p.x.v[(n0 + r) * p.k + k0 + i];
+        }
+      }
     }
     return;
   }

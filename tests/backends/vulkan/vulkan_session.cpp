@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include <tessera/kit/dtype_traits.h>
+
 #include "backends/cpu/buffer.h"
 #include "core/ops/op.h"
 #include "core/tensor/dtype.h"
@@ -86,7 +88,7 @@ bool GpuTensor::guards_intact() const {
 }
 
 uint64_t odd_offset(tsr_dtype dtype, uint64_t slot) {
-  const bool four_bytes = dtype == TSR_DTYPE_F32 || dtype == TSR_DTYPE_I32;
+  const bool four_bytes = kit::dtype_traits(dtype).alignment == 4;  // f32, i32
   return 4 * slot + (four_bytes ? 4 : 2);
 }
 

@@ -76,7 +76,8 @@ void run_reference(cpu::KernelBody body, tsr_op op, const void* params, const st
                    HostTensor& out);
 
 // A byte offset for a tensor of `dtype` that is not a multiple of 256 (nor, for
-// 16-bit dtypes, of 4): 4 * slot + 4, or 4 * slot + 2 for f16, bf16 and q8_0.
+// 16-bit dtypes and block formats, of 4): 4 * slot + 4, or 4 * slot + 2 for f16, bf16
+// and every block format (q8_0, q4_0 ... iq4_xs), whose first byte needs 2-byte alignment.
 uint64_t odd_offset(tsr_dtype dtype, uint64_t slot);
 
 // Uploads `inputs` and `out` (at the given byte offsets), runs the Vulkan kernel, checks

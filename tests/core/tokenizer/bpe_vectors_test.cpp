@@ -47,5 +47,24 @@ INSTANTIATE_TEST_SUITE_P(Vocabs, BpeVocabVectors,
                            return name;
                          });
 
+// SmolLM2 (tokenizer.ggml.pre "smollm"): llama.cpp's 46 strings plus 30 seeded random ones,
+// ids from Hugging Face tokenizers (tests/fixtures/tokenizer/README.md).
+TEST(BpeSmollm2Vectors, EncodesAllVectorsLikeHfTokenizers) {
+  const std::string path = test::source_path("tests/fixtures/tokenizer/ggml-vocab-smollm2.gguf");
+  const BpeTokenizer tok = BpeTokenizer::from_weight_file(*GgufFile::open(path));
+  const auto vectors = test::read_vocab_vectors(path);
+  ASSERT_EQ(vectors.size(), 76u);
+  for (size_t i = 0; i < vectors.size(); ++i)
+    EXPECT_EQ(test::ids_to_string(tok.encode(vectors[i].text, false)), test::ids_to_string(vectors[i].ids))
+        << "vector " << i << ": \"" << vectors[i].text << "\"";
+}
+
+TEST(BpeSmollm2Vectors, DecodesEncodedVectorsBack) {
+  const std::string path = test::source_path("tests/fixtures/tokenizer/ggml-vocab-smollm2.gguf");
+  const BpeTokenizer tok = BpeTokenizer::from_weight_file(*GgufFile::open(path));
+  for (const auto& v : test::read_vocab_vectors(path))
+    EXPECT_EQ(tok.decode(tok.encode(v.text, false)), v.text) << "\"" << v.text << "\"";
+}
+
 }  // namespace
 }  // namespace tessera
