@@ -1,4 +1,5 @@
-// Optimised MATMUL. Decode (few rows of x) is memory-bound: stream each weight row once,
+// Optimised MATMUL for f32, f16 and bf16 weights (the block formats are in
+// matmul_quant.cpp). Decode (few rows of x) is memory-bound: stream each weight row once,
 // in order, dotting it with every row of x while it is in registers. Prefill (many rows)
 // converts a panel of weight rows to f32 once and reuses it across every row of x with
 // a register-tiled micro-kernel.
@@ -17,8 +18,6 @@ namespace {
 using simd::F32x8;
 using simd::kLanes;
 
-constexpr int64_t kQ8Block = 32;
-constexpr int64_t kQ8BlockBytes = 34;
 constexpr int64_t kDecodeMaxX = 4;    // up to this many rows of x take the decode path
 constexpr int64_t kPanelRows = 16;    // weight rows converted to f32 per prefill panel
 constexpr int kTileX = 4;             // micro-kernel: rows of x ...
@@ -83,39 +82,13 @@ void dot_row(const std::byte* w, const float* const* x, int64_t K, float* out, i
   }
 }
 
-// The same for a q8_0 row: per block of 32, sum q * x, then scale by the block's d.
-template <int NX>
-void dot_row_q8(const std::byte* w, const float* const* x, int64_t K, float* out, int64_t ldo) {
-  F32x8 acc[NX];
-  for (int i = 0; i < NX; ++i) acc[i] = simd::zero();
-  for (int64_t b = 0; b < K / kQ8Block; ++b) {
-    const std::byte* block = w + b * kQ8BlockBytes;
-    uint16_t d_bits;
-    std::memcpy(&d_bits, block, sizeof d_bits);
-    const auto* q = reinterpret_cast<const int8_t*>(block + 2);
-    const F32x8 q0 = simd::load_i8(q), q1 = simd::load_i8(q + 8);
-    const F32x8 q2 = simd::load_i8(q + 16), q3 = simd::load_i8(q + 24);
-    const F32x8 d = simd::broadcast(simd::f16_scalar(d_bits));
-    for (int i = 0; i < NX; ++i) {
-      const float* xb = x[i] + b * kQ8Block;
-      F32x8 s = simd::mul(q0, simd::load(xb));
-      s = simd::fma(q1, simd::load(xb + 8), s);
-      s = simd::fma(q2, simd::load(xb + 16), s);
-      s = simd::fma(q3, simd::load(xb + 24), s);
-      acc[i] = simd::fma(d, s, acc[i]);
-    }
-  }
-  for (int i = 0; i < NX; ++i) out[i * ldo] = simd::hsum(acc[i]);
-}
-
 template <int NX>
 void dot_row_any(tsr_dtype dtype, const std::byte* w, const float* const* x, int64_t K, float* out,
                  int64_t ldo) {
   switch (dtype) {
     case TSR_DTYPE_F32: return dot_row<F32Format, NX>(w, x, K, out, ldo);
     case TSR_DTYPE_F16: return dot_row<F16Format, NX>(w, x, K, out, ldo);
-    case TSR_DTYPE_BF16: return dot_row<BF16Format, NX>(w, x, K, out, ldo);
-    default: return dot_row_q8<NX>(w, x, K, out, ldo);
+    default: return dot_row<BF16Format, NX>(w, x, K, out, ldo);
   }
 }
 
@@ -142,20 +115,6 @@ void matmul_decode(ThreadPool& pool, const MatmulArgs& a) {
 
 // Converts one weight row to f32 (dst[0:K]).
 void row_to_f32(tsr_dtype dtype, const std::byte* row, int64_t K, float* dst) {
-  if (dtype != TSR_DTYPE_Q8_0 && is_block_format(dtype)) return block_row_to_f32(dtype, row, K, dst);
-  if (dtype == TSR_DTYPE_Q8_0) {
-    for (int64_t b = 0; b < K / kQ8Block; ++b) {
-      const std::byte* block = row + b * kQ8BlockBytes;
-      uint16_t d_bits;
-      std::memcpy(&d_bits, block, sizeof d_bits);
-      const F32x8 d = simd::broadcast(simd::f16_scalar(d_bits));
-      const auto* q = reinterpret_cast<const int8_t*>(block + 2);
-      for (int j = 0; j < kQ8Block; j += kLanes) {
-        simd::store(dst + b * kQ8Block + j, simd::mul(d, simd::load_i8(q + j)));
-      }
-    }
-    return;
-  }
   const int64_t k_vec = K / kLanes * kLanes;
   const auto* h = reinterpret_cast<const uint16_t*>(row);
   if (dtype == TSR_DTYPE_F16) {
@@ -246,8 +205,8 @@ void matmul_prefill(ThreadPool& pool, const MatmulArgs& a) {
 void matmul_fast(CpuDevice& device, const tsr_op_call& call) {
   const MatmulArgs a = check_matmul(call);
   if (a.n == 0 || a.m == 0) return;
-  if (a.n <= kDecodeMaxX && is_block_format(a.w.dtype) && a.w.dtype != TSR_DTYPE_Q8_0) {
-    matmul_quant_decode(device.pool(), a);
+  if (is_block_format(a.w.dtype)) {
+    matmul_quant(device.pool(), a);
   } else if (a.n <= kDecodeMaxX) {
     matmul_decode(device.pool(), a);
   } else {

@@ -1,55 +1,27 @@
-// Block-format MATMUL kernels; see matmul_quant.h. x is quantised to int8 blocks of
-// 32 as q8_0 is (d = max |x| / 127), with the sums of each block's halves kept for the
-// formats with offsets:
-//   sum_i w_i x_i = sum over 32-blocks of dx * (a * sum_i level_i q_i + b * sum_i q_i),
-// a and b per half block (quant_groups.h). The integer sums are exact; the result differs
-// from the f32 reference only by x's rounding to 8 bits.
+// Block-format MATMUL kernels; see matmul_quant.h.
+//   32-element formats: out = sum over blocks of (d_w * d_x) * sum_i level_i q_i
+//                             (+ m_w * s_x for the formats with a min)
+//   K formats:          out = sum over super-blocks of (d_w * d_x) * sum_j scale_j sum_i level_i q_i
+//                             - (dmin_w * d_x) * sum_j min_j sum_i q_i
+// Integer sums are exact; the float operations per block are those above, accumulated
+// in 8 lanes and added up at the end of the row.
 #include "backends/cpu/ops/matmul_quant.h"
 
-#include <cmath>
+#include <algorithm>
 #include <vector>
 
 #include <tessera/kit/dequantize.h>
 #include <tessera/kit/dtype_traits.h>
 
+#include "backends/cpu/ops/quant_activations.h"
 #include "backends/cpu/ops/quant_groups.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu {
 namespace {
 
-constexpr int64_t kGrainRows = 32;
-constexpr int kMaxX = 4;
-
-// One row of x as int8 blocks of 32: q[K], and per block d and d * (sum of each half).
-struct QuantizedX {
-  std::vector<int8_t> q;
-  std::vector<float> d, sum_lo, sum_hi;
-
-  void quantize(const float* x, int64_t K) {
-    const int64_t blocks = K / 32;
-    q.resize(static_cast<size_t>(K));
-    d.resize(static_cast<size_t>(blocks));
-    sum_lo.resize(static_cast<size_t>(blocks));
-    sum_hi.resize(static_cast<size_t>(blocks));
-    for (int64_t b = 0; b < blocks; ++b) {
-      const float* xb = x + b * 32;
-      float amax = 0.0f;
-      for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(xb[i]));
-      const float scale = amax / 127.0f;
-      const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
-      int s_lo = 0, s_hi = 0;
-      for (int i = 0; i < 32; ++i) {
-        const int v = static_cast<int>(std::nearbyint(xb[i] * inv));
-        q[static_cast<size_t>(b * 32 + i)] = static_cast<int8_t>(v);
-        (i < 16 ? s_lo : s_hi) += v;
-      }
-      d[static_cast<size_t>(b)] = scale;
-      sum_lo[static_cast<size_t>(b)] = scale * static_cast<float>(s_lo);
-      sum_hi[static_cast<size_t>(b)] = scale * static_cast<float>(s_hi);
-    }
-  }
-};
+constexpr int64_t kGrainRows = 16;  // weight rows per task
+constexpr int kTileX = 4;           // rows of x dotted with each weight row at once
 
 #if TESSERA_CPU_AVX2
 
@@ -57,7 +29,7 @@ struct QuantizedX {
 template <bool Signed>
 inline __m256i dot_bytes(__m256i levels, __m256i xq) {
   __m256i u = levels, s = xq;
-  if constexpr (Signed) {  // maddubs takes unsigned x signed: move the sign onto x
+  if constexpr (Signed) {  // the unsigned x signed instructions: move the sign onto x
     u = _mm256_sign_epi8(levels, levels);
     s = _mm256_sign_epi8(xq, levels);
   }
@@ -68,67 +40,137 @@ inline __m256i dot_bytes(__m256i levels, __m256i xq) {
 #endif
 }
 
-template <class F, int NX>
-void dot_row(const uint8_t* w, const QuantizedX* const* x, int64_t K, float* out, int64_t ldo) {
-  constexpr int kChunks = F::kElems / 32;
-  __m256 acc[NX];
-  float offset[NX];
-  for (int i = 0; i < NX; ++i) {
-    acc[i] = _mm256_setzero_ps();
-    offset[i] = 0.0f;
+// The same sums, each half of 16 multiplied by its integer scale.
+template <bool Signed>
+inline __m256i scaled_dot_bytes(__m256i levels, __m256i xq, __m256i scales16) {
+  __m256i u = levels, s = xq;
+  if constexpr (Signed) {
+    u = _mm256_sign_epi8(levels, levels);
+    s = _mm256_sign_epi8(xq, levels);
   }
-  const int64_t blocks = K / F::kElems;
-  for (int64_t b = 0; b < blocks; ++b) {
-    const uint8_t* blk = w + b * F::kBytes;
-    for (int c = 0; c < kChunks; ++c) {
-      const quant::Group32 g = F::group(blk, c);
-      const int64_t xb = b * kChunks + c;
-      for (int i = 0; i < NX; ++i) {
-        const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i]->q.data() + xb * 32));
-        const __m256 sums = _mm256_cvtepi32_ps(dot_bytes<F::kSigned>(g.q, xq));
-        const float dx = x[i]->d[static_cast<size_t>(xb)];
-        const __m256 coef = _mm256_set_m128(_mm_set1_ps(g.a_hi * dx), _mm_set1_ps(g.a_lo * dx));
-        acc[i] = _mm256_fmadd_ps(sums, coef, acc[i]);
-        offset[i] += g.b_lo * x[i]->sum_lo[static_cast<size_t>(xb)] + g.b_hi * x[i]->sum_hi[static_cast<size_t>(xb)];
-      }
-    }
-  }
-  for (int i = 0; i < NX; ++i) out[i * ldo] = simd::hsum({acc[i]}) + offset[i];
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scales16);
 }
 
-template <class F>
-void decode_rows(const MatmulArgs& a, const QuantizedX* const* x, int64_t m_begin, int64_t m_end) {
+inline float hsum(__m256 v) { return simd::hsum({v}); }
+
+// out[i * ldo] for NX rows of x against one weight row of a 32-element format.
+template <class F, int NX>
+void dot_row_32(const uint8_t* w, const Q8Block* const* x, int64_t blocks, float* out, int64_t ldo) {
+  __m256 acc[NX];
+  float summ[NX];
+  for (int i = 0; i < NX; ++i) {
+    acc[i] = _mm256_setzero_ps();
+    summ[i] = 0.0f;
+  }
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* blk = w + b * F::kBytes;
+    const __m256i q = F::levels(blk);
+    const float dw = F::d(blk);
+    for (int i = 0; i < NX; ++i) {
+      const Q8Block& xb = x[i][b];
+      const __m256i dot = dot_bytes<F::kSigned>(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q)));
+      acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dot), acc[i]);
+      if constexpr (F::kHasMin) summ[i] += F::m(blk) * xb.s;
+    }
+  }
+  for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(acc[i]) + summ[i];
+}
+
+// The same for a K format.
+template <class F, int NX>
+void dot_row_k(const uint8_t* w, const Q8KBlock* const* x, int64_t blocks, float* out, int64_t ldo) {
+  __m256 acc[NX];
+  float summ[NX];
+  for (int i = 0; i < NX; ++i) {
+    acc[i] = _mm256_setzero_ps();
+    summ[i] = 0.0f;
+  }
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* blk = w + b * F::kBytes;
+    __m256i isum[NX];
+    int imin[NX];
+    for (int i = 0; i < NX; ++i) {
+      isum[i] = _mm256_setzero_si256();
+      imin[i] = 0;
+    }
+    for (int c = 0; c < 8; ++c) {
+      const quant::Chunk ch = F::chunk(blk, c);
+      const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(ch.scale_hi)),
+                                              _mm_set1_epi16(static_cast<int16_t>(ch.scale_lo)));
+      for (int i = 0; i < NX; ++i) {
+        const Q8KBlock& xb = x[i][b];
+        const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q + 32 * c));
+        isum[i] = _mm256_add_epi32(isum[i], scaled_dot_bytes<F::kSigned>(ch.q, xq, scales));
+        if constexpr (F::kHasMin) imin[i] += ch.min_lo * xb.sums[2 * c] + ch.min_hi * xb.sums[2 * c + 1];
+      }
+    }
+    const float dw = F::d(blk);
+    for (int i = 0; i < NX; ++i) {
+      const float dx = x[i][b].d;
+      acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * dx), _mm256_cvtepi32_ps(isum[i]), acc[i]);
+      if constexpr (F::kHasMin) summ[i] -= F::dmin(blk) * dx * static_cast<float>(imin[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(acc[i]) + summ[i];
+}
+
+// Rows of x quantised in the layout the format pairs with.
+template <class Block>
+struct QuantizedRows {
+  std::vector<Block> blocks;  // [N][blocks per row]
+  int64_t per_row = 0;
+  const Block* row(int64_t n) const { return blocks.data() + n * per_row; }
+};
+
+template <class F, class Block>
+void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_begin, int64_t m_end) {
   float* out = a.out.as<float>();
   for (int64_t m = m_begin; m < m_end; ++m) {
     const auto* w = a.w.row<const uint8_t>(m);
-    switch (a.n) {
-      case 1: dot_row<F, 1>(w, x, a.k, out + m, a.m); break;
-      case 2: dot_row<F, 2>(w, x, a.k, out + m, a.m); break;
-      case 3: dot_row<F, 3>(w, x, a.k, out + m, a.m); break;
-      default: dot_row<F, 4>(w, x, a.k, out + m, a.m); break;
+    for (int64_t n0 = 0; n0 < a.n; n0 += kTileX) {
+      const Block* x[kTileX];
+      const int nx = static_cast<int>(std::min<int64_t>(kTileX, a.n - n0));
+      for (int i = 0; i < nx; ++i) x[i] = qx.row(n0 + i);
+      float* o = out + n0 * a.m + m;
+      const auto dot = [&]<int NX>() {
+        if constexpr (quant::is_k_format<F>()) {
+          dot_row_k<F, NX>(w, x, qx.per_row, o, a.m);
+        } else {
+          dot_row_32<F, NX>(w, x, qx.per_row, o, a.m);
+        }
+      };
+      switch (nx) {
+        case 1: dot.template operator()<1>(); break;
+        case 2: dot.template operator()<2>(); break;
+        case 3: dot.template operator()<3>(); break;
+        default: dot.template operator()<4>(); break;
+      }
     }
   }
 }
 
-// value = a * level + b for the 32 elements of a group.
-template <bool Signed>
-void group_to_f32(const quant::Group32& g, float* dst) {
-  const __m128i halves[2] = {_mm256_castsi256_si128(g.q), _mm256_extracti128_si256(g.q, 1)};
-  for (int h = 0; h < 2; ++h) {
-    const __m256 a = _mm256_set1_ps(h == 0 ? g.a_lo : g.a_hi);
-    const __m256 b = _mm256_set1_ps(h == 0 ? g.b_lo : g.b_hi);
-    for (int part = 0; part < 2; ++part) {
-      const __m128i bytes = part == 0 ? halves[h] : _mm_srli_si128(halves[h], 8);
-      const __m256i ints = Signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
-      _mm256_storeu_ps(dst + 16 * h + 8 * part, _mm256_fmadd_ps(_mm256_cvtepi32_ps(ints), a, b));
+template <class F>
+void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
+  using Block = std::conditional_t<quant::is_k_format<F>(), Q8KBlock, Q8Block>;
+  QuantizedRows<Block> qx;
+  qx.per_row = a.k / (quant::is_k_format<F>() ? 256 : 32);
+  qx.blocks.resize(static_cast<size_t>(a.n * qx.per_row));
+  pool.parallel_for(a.n, 4, [&](int64_t begin, int64_t end) {
+    for (int64_t n = begin; n < end; ++n) {
+      if constexpr (quant::is_k_format<F>()) {
+        quantize_q8k_row(a.x.row<const float>(n), a.k, qx.blocks.data() + n * qx.per_row);
+      } else {
+        quantize_q8_row(a.x.row<const float>(n), a.k, qx.blocks.data() + n * qx.per_row);
+      }
     }
-  }
+  });
+  pool.parallel_for(a.m, kGrainRows, [&](int64_t b, int64_t e) { run_rows<F>(a, qx, b, e); });
 }
 
 #endif  // TESSERA_CPU_AVX2
 
 // The portable path: dequantise each weight row, then an f32 dot with every row of x.
-void decode_rows_portable(const MatmulArgs& a, int64_t m_begin, int64_t m_end) {
+void rows_portable(const MatmulArgs& a, int64_t m_begin, int64_t m_end) {
   std::vector<float> w(static_cast<size_t>(a.k));
   float* out = a.out.as<float>();
   for (int64_t m = m_begin; m < m_end; ++m) {
@@ -146,36 +188,11 @@ void decode_rows_portable(const MatmulArgs& a, int64_t m_begin, int64_t m_end) {
 
 bool is_block_format(tsr_dtype dtype) { return kit::dtype_traits(dtype).quantized; }
 
-void matmul_quant_decode(ThreadPool& pool, const MatmulArgs& a) {
+void matmul_quant(ThreadPool& pool, const MatmulArgs& a) {
 #if TESSERA_CPU_AVX2
-  QuantizedX qx[kMaxX];
-  const QuantizedX* x[kMaxX];
-  for (int64_t n = 0; n < a.n; ++n) {
-    qx[n].quantize(a.x.row<const float>(n), a.k);
-    x[n] = &qx[n];
-  }
-  const bool known = quant::with_format(a.w.dtype, [&]<class F>() {
-    pool.parallel_for(a.m, kGrainRows, [&](int64_t b, int64_t e) { decode_rows<F>(a, x, b, e); });
-  });
-  if (known) return;
+  if (quant::with_format(a.w.dtype, [&]<class F>() { matmul_format<F>(pool, a); })) return;
 #endif
-  pool.parallel_for(a.m, kGrainRows, [&](int64_t b, int64_t e) { decode_rows_portable(a, b, e); });
-}
-
-void block_row_to_f32(tsr_dtype dtype, const std::byte* row, int64_t K, float* dst) {
-#if TESSERA_CPU_AVX2
-  const auto* w = reinterpret_cast<const uint8_t*>(row);
-  const bool known = quant::with_format(dtype, [&]<class F>() {
-    constexpr int kChunks = F::kElems / 32;
-    for (int64_t b = 0; b < K / F::kElems; ++b) {
-      for (int c = 0; c < kChunks; ++c) {
-        group_to_f32<F::kSigned>(F::group(w + b * F::kBytes, c), dst + b * F::kElems + 32 * c);
-      }
-    }
-  });
-  if (known) return;
-#endif
-  kit::dequantize_row(dtype, row, dst, K);
+  pool.parallel_for(a.m, kGrainRows, [&](int64_t b, int64_t e) { rows_portable(a, b, e); });
 }
 
 }  // namespace tessera::cpu

@@ -1,11 +1,11 @@
-// MATMUL for the block formats (q8_0, q4_0 ... q6_k, iq4_nl, iq4_xs), optimised:
-// decode quantises each row of x once to int8 blocks of 32 and sums int8 products of
-// whole blocks, scaling per block (or per 16-element sub-block); prefill turns weight
-// rows into f32 panels for the f32 tiles of matmul_fast. Portable builds fall back to
-// the reference dequantisation.
+// MATMUL for the block formats (q8_0, q4_0 ... q6_k, iq4_nl, iq4_xs), optimised: every
+// row of x is quantised once to int8 blocks (quant_activations.h) and each weight block
+// is dotted with it in integers, scaled once per block (32-element formats) or per
+// super-block (K formats). Weight rows are split across the pool's threads; each thread
+// runs its rows against every row of x, four at a time. Portable builds fall back to the
+// reference dequantisation and f32 dots.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "backends/cpu/ops/matmul.h"
@@ -13,14 +13,10 @@
 
 namespace tessera::cpu {
 
-// Whether matmul_quant_decode handles w's dtype.
+// Whether matmul_quant handles w's dtype (every block format).
 bool is_block_format(tsr_dtype dtype);
 
-// out = x w^T for a block-format w and few rows of x (a.n <= 4), rows of w split across
-// the pool's threads.
-void matmul_quant_decode(ThreadPool& pool, const MatmulArgs& a);
-
-// One weight row of a block format (K elements) to f32.
-void block_row_to_f32(tsr_dtype dtype, const std::byte* row, int64_t K, float* dst);
+// out = x w^T for a block-format w and any number of rows of x.
+void matmul_quant(ThreadPool& pool, const MatmulArgs& a);
 
 }  // namespace tessera::cpu

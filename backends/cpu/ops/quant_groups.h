@@ -1,9 +1,12 @@
-// The block formats seen 32 elements at a time, for the optimised CPU kernels (AVX2).
-// Every format's chunk of 32 consecutive elements becomes one Group32: 32 int8 levels
-// (unsigned for the formats with an offset, signed for the others) and, for each half
-// of 16, a multiplier a and an offset b with value = a * level + b. Decode dots the
-// levels with int8-quantised activations; prefill turns them into f32 panels.
-// Include only from kernel sources compiled with the same flags (see simd.h).
+// The block formats as integer levels, for the optimised CPU kernels (AVX2). A weight
+// row is dotted with activations quantised to int8 (quant_activations.h) block by block:
+//  - the 32-element formats give a block's 32 levels (signed, or unsigned with a min m)
+//    and its f16 scale d: value = d * level (+ m);
+//  - the 256-element K formats give each chunk of 32 its levels and integer sub-block
+//    scales (and mins) per half of 16, the super-block's d (and dmin):
+//    value = d * scale * level - dmin * min.
+// The integer sums are exact; the float work per block mirrors how the dequantised value
+// is formed. Include only from kernel sources compiled with the same flags (simd.h).
 #pragma once
 
 #include <cstddef>
@@ -17,13 +20,7 @@
 
 namespace tessera::cpu::quant {
 
-struct Group32 {
-  __m256i q;  // 32 levels, element i in byte i
-  float a_lo, a_hi;  // multipliers of elements 0..15 and 16..31
-  float b_lo, b_hi;  // offsets of elements 0..15 and 16..31
-};
-
-inline float half(const void* p) {
+inline float half(const uint8_t* p) {
   uint16_t h;
   std::memcpy(&h, p, sizeof h);
   return _cvtsh_ss(h);
@@ -55,137 +52,147 @@ inline __m256i byte_field(__m256i v, int shift, int mask) {
   return _mm256_and_si256(_mm256_srli_epi16(v, shift), _mm256_set1_epi8(static_cast<char>(mask)));
 }
 
-inline Group32 uniform(__m256i q, float a, float b) { return {q, a, a, b, b}; }
+inline __m256i iq4nl_table() {
+  const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kit::kIq4nlValues));
+  return _mm256_set_m128i(t, t);
+}
 
-// Each format: block geometry, whether levels are signed, and chunk c of a block.
+// ---- 32-element formats: levels(blk) and d(blk); m(blk) when kHasMin ----------------
+
 struct Q8_0 {
-  static constexpr int kElems = 32, kBytes = 34;
-  static constexpr bool kSigned = true;
-  static Group32 group(const uint8_t* blk, int) {
-    return uniform(load32(blk + 2), half(blk), 0.0f);
-  }
+  static constexpr int kBytes = 34;
+  static constexpr bool kSigned = true, kHasMin = false;
+  static __m256i levels(const uint8_t* b) { return load32(b + 2); }
+  static float d(const uint8_t* b) { return half(b); }
+  static float m(const uint8_t*) { return 0.0f; }
 };
 struct Q4_0 {
-  static constexpr int kElems = 32, kBytes = 18;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int) {
-    const float d = half(blk);
-    return uniform(nibbles32(blk + 2), d, -8.0f * d);
-  }
+  static constexpr int kBytes = 18;
+  static constexpr bool kSigned = true, kHasMin = false;
+  static __m256i levels(const uint8_t* b) { return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8)); }
+  static float d(const uint8_t* b) { return half(b); }
+  static float m(const uint8_t*) { return 0.0f; }
 };
 struct Q4_1 {
-  static constexpr int kElems = 32, kBytes = 20;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int) {
-    return uniform(nibbles32(blk + 4), half(blk), half(blk + 2));
-  }
+  static constexpr int kBytes = 20;
+  static constexpr bool kSigned = false, kHasMin = true;
+  static __m256i levels(const uint8_t* b) { return nibbles32(b + 4); }
+  static float d(const uint8_t* b) { return half(b); }
+  static float m(const uint8_t* b) { return half(b + 2); }
 };
 struct Q5_0 {
-  static constexpr int kElems = 32, kBytes = 22;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int) {
-    const float d = half(blk);
-    return uniform(_mm256_or_si256(nibbles32(blk + 6), bits_as_0x10(blk + 2)), d, -16.0f * d);
+  static constexpr int kBytes = 22;
+  static constexpr bool kSigned = true, kHasMin = false;
+  static __m256i levels(const uint8_t* b) {
+    return _mm256_sub_epi8(_mm256_or_si256(nibbles32(b + 6), bits_as_0x10(b + 2)), _mm256_set1_epi8(16));
   }
+  static float d(const uint8_t* b) { return half(b); }
+  static float m(const uint8_t*) { return 0.0f; }
 };
 struct Q5_1 {
-  static constexpr int kElems = 32, kBytes = 24;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int) {
-    return uniform(_mm256_or_si256(nibbles32(blk + 8), bits_as_0x10(blk + 4)), half(blk), half(blk + 2));
-  }
+  static constexpr int kBytes = 24;
+  static constexpr bool kSigned = false, kHasMin = true;
+  static __m256i levels(const uint8_t* b) { return _mm256_or_si256(nibbles32(b + 8), bits_as_0x10(b + 4)); }
+  static float d(const uint8_t* b) { return half(b); }
+  static float m(const uint8_t* b) { return half(b + 2); }
 };
 struct IQ4_NL {
-  static constexpr int kElems = 32, kBytes = 18;
-  static constexpr bool kSigned = true;
-  static __m256i table() {
-    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kit::kIq4nlValues));
-    return _mm256_set_m128i(t, t);
-  }
-  static Group32 group(const uint8_t* blk, int) {
-    return uniform(_mm256_shuffle_epi8(table(), nibbles32(blk + 2)), half(blk), 0.0f);
-  }
+  static constexpr int kBytes = 18;
+  static constexpr bool kSigned = true, kHasMin = false;
+  static __m256i levels(const uint8_t* b) { return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b + 2)); }
+  static float d(const uint8_t* b) { return half(b); }
+  static float m(const uint8_t*) { return 0.0f; }
 };
 
-// 256-element formats: chunk c in 0..7.
+// ---- 256-element formats: chunk c (0..7) of 32 elements -------------------------------
+
+struct Chunk {
+  __m256i q;               // levels of elements 32 c .. 32 c + 31
+  int scale_lo, scale_hi;  // integer scales of elements 0..15 and 16..31 of the chunk
+  int min_lo, min_hi;      // integer mins (kHasMin formats)
+};
+
 struct Q2_K {
-  static constexpr int kElems = 256, kBytes = 84;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int c) {
-    const uint8_t* scales = blk;
-    const float d = half(blk + 80), dmin = half(blk + 82);
-    const __m256i q = byte_field(load32(blk + 16 + 32 * (c / 4)), 2 * (c % 4), 3);
-    const int s = 2 * c;
-    return {q, d * static_cast<float>(scales[s] & 0xF), d * static_cast<float>(scales[s + 1] & 0xF),
-            -dmin * static_cast<float>(scales[s] >> 4), -dmin * static_cast<float>(scales[s + 1] >> 4)};
+  static constexpr int kBytes = 84;
+  static constexpr bool kSigned = false, kHasMin = true;
+  static float d(const uint8_t* b) { return half(b + 80); }
+  static float dmin(const uint8_t* b) { return half(b + 82); }
+  static Chunk chunk(const uint8_t* b, int c) {
+    const uint8_t s0 = b[2 * c], s1 = b[2 * c + 1];
+    return {byte_field(load32(b + 16 + 32 * (c / 4)), 2 * (c % 4), 3), s0 & 0xF, s1 & 0xF, s0 >> 4, s1 >> 4};
   }
 };
 struct Q3_K {
-  static constexpr int kElems = 256, kBytes = 110;
-  static constexpr bool kSigned = false;
+  static constexpr int kBytes = 110;
+  static constexpr bool kSigned = true, kHasMin = false;
+  static float d(const uint8_t* b) { return half(b + 108); }
+  static float dmin(const uint8_t*) { return 0.0f; }
   static int scale(const uint8_t* sc, int k) {
     const int low = (sc[k % 8] >> (4 * (k / 8))) & 0xF;
     const int high = (sc[8 + k % 4] >> (2 * (k / 4))) & 3;
     return (low | high << 4) - 32;
   }
-  static Group32 group(const uint8_t* blk, int c) {
-    const float d = half(blk + 108);
-    const __m256i low = byte_field(load32(blk + 32 + 32 * (c / 4)), 2 * (c % 4), 3);
-    const __m256i high = _mm256_slli_epi16(byte_field(load32(blk), c, 1), 2);  // hmask bit c
-    const float a_lo = d * static_cast<float>(scale(blk + 96, 2 * c));
-    const float a_hi = d * static_cast<float>(scale(blk + 96, 2 * c + 1));
-    return {_mm256_or_si256(low, high), a_lo, a_hi, -4.0f * a_lo, -4.0f * a_hi};
+  static Chunk chunk(const uint8_t* b, int c) {
+    const __m256i low = byte_field(load32(b + 32 + 32 * (c / 4)), 2 * (c % 4), 3);
+    const __m256i high = _mm256_slli_epi16(byte_field(load32(b), c, 1), 2);  // hmask bit c: +4
+    const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(4));
+    return {q, scale(b + 96, 2 * c), scale(b + 96, 2 * c + 1), 0, 0};
   }
 };
-inline Group32 k4_group(const uint8_t* blk, int c, __m256i q) {
-  uint8_t sc, mn;
-  kit::k4_scale_min(blk + 4, c, &sc, &mn);
-  return uniform(q, half(blk) * static_cast<float>(sc), -half(blk + 2) * static_cast<float>(mn));
-}
 struct Q4_K {
-  static constexpr int kElems = 256, kBytes = 144;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int c) {
-    return k4_group(blk, c, byte_field(load32(blk + 16 + 32 * (c / 2)), 4 * (c % 2), 0xF));
+  static constexpr int kBytes = 144;
+  static constexpr bool kSigned = false, kHasMin = true;
+  static float d(const uint8_t* b) { return half(b); }
+  static float dmin(const uint8_t* b) { return half(b + 2); }
+  static Chunk chunk(const uint8_t* b, int c) {
+    uint8_t sc, mn;
+    kit::k4_scale_min(b + 4, c, &sc, &mn);
+    return {byte_field(load32(b + 16 + 32 * (c / 2)), 4 * (c % 2), 0xF), sc, sc, mn, mn};
   }
 };
 struct Q5_K {
-  static constexpr int kElems = 256, kBytes = 176;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int c) {
-    const __m256i low = byte_field(load32(blk + 48 + 32 * (c / 2)), 4 * (c % 2), 0xF);
-    const __m256i high = _mm256_slli_epi16(byte_field(load32(blk + 16), c, 1), 4);
-    return k4_group(blk, c, _mm256_or_si256(low, high));
+  static constexpr int kBytes = 176;
+  static constexpr bool kSigned = false, kHasMin = true;
+  static float d(const uint8_t* b) { return half(b); }
+  static float dmin(const uint8_t* b) { return half(b + 2); }
+  static Chunk chunk(const uint8_t* b, int c) {
+    uint8_t sc, mn;
+    kit::k4_scale_min(b + 4, c, &sc, &mn);
+    const __m256i low = byte_field(load32(b + 48 + 32 * (c / 2)), 4 * (c % 2), 0xF);
+    const __m256i high = _mm256_slli_epi16(byte_field(load32(b + 16), c, 1), 4);
+    return {_mm256_or_si256(low, high), sc, sc, mn, mn};
   }
 };
 struct Q6_K {
-  static constexpr int kElems = 256, kBytes = 210;
-  static constexpr bool kSigned = false;
-  static Group32 group(const uint8_t* blk, int c) {
+  static constexpr int kBytes = 210;
+  static constexpr bool kSigned = true, kHasMin = false;
+  static float d(const uint8_t* b) { return half(b + 208); }
+  static float dmin(const uint8_t*) { return 0.0f; }
+  static Chunk chunk(const uint8_t* b, int c) {
     const int g = c / 4, o = c % 4;  // elements 128 g + 32 o ..
-    const __m256i low = byte_field(load32(blk + 64 * g + 32 * (o % 2)), 4 * (o / 2), 0xF);
-    const __m256i high = _mm256_slli_epi16(byte_field(load32(blk + 128 + 32 * g), 2 * o, 3), 4);
-    const auto* scales = reinterpret_cast<const int8_t*>(blk + 192);
-    const float d = half(blk + 208);
-    const float a_lo = d * static_cast<float>(scales[2 * c]), a_hi = d * static_cast<float>(scales[2 * c + 1]);
-    return {_mm256_or_si256(low, high), a_lo, a_hi, -32.0f * a_lo, -32.0f * a_hi};
+    const __m256i low = byte_field(load32(b + 64 * g + 32 * (o % 2)), 4 * (o / 2), 0xF);
+    const __m256i high = _mm256_slli_epi16(byte_field(load32(b + 128 + 32 * g), 2 * o, 3), 4);
+    const auto* scales = reinterpret_cast<const int8_t*>(b + 192);
+    const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
+    return {q, scales[2 * c], scales[2 * c + 1], 0, 0};
   }
 };
 struct IQ4_XS {
-  static constexpr int kElems = 256, kBytes = 136;
-  static constexpr bool kSigned = true;
-  static Group32 group(const uint8_t* blk, int c) {
+  static constexpr int kBytes = 136;
+  static constexpr bool kSigned = true, kHasMin = false;
+  static float d(const uint8_t* b) { return half(b); }
+  static float dmin(const uint8_t*) { return 0.0f; }
+  static Chunk chunk(const uint8_t* b, int c) {
     uint16_t scales_h;
-    std::memcpy(&scales_h, blk + 2, sizeof scales_h);
-    const int low = (blk[4 + c / 2] >> (4 * (c % 2))) & 0xF;
+    std::memcpy(&scales_h, b + 2, sizeof scales_h);
+    const int low = (b[4 + c / 2] >> (4 * (c % 2))) & 0xF;
     const int high = (scales_h >> (2 * c)) & 3;
-    const float a = half(blk) * static_cast<float>((low | high << 4) - 32);
-    return uniform(_mm256_shuffle_epi8(IQ4_NL::table(), nibbles32(blk + 8 + 16 * c)), a, 0.0f);
+    const int scale = (low | high << 4) - 32;
+    return {_mm256_shuffle_epi8(iq4nl_table(), nibbles32(b + 8 + 16 * c)), scale, scale, 0, 0};
   }
 };
 
-// Calls fn.template operator()<Format>() for the format of `dtype`; false if it is not
-// one of the block formats above.
+// Calls fn.template operator()<Format>() for the format of `dtype`; false if it is none.
 template <class Fn>
 bool with_format(tsr_dtype dtype, Fn&& fn) {
   switch (dtype) {
@@ -203,6 +210,12 @@ bool with_format(tsr_dtype dtype, Fn&& fn) {
     case TSR_DTYPE_IQ4_XS: fn.template operator()<IQ4_XS>(); return true;
     default: return false;
   }
+}
+
+// Whether a format is one of the 256-element K formats (chunk()) or a 32-element one.
+template <class F>
+constexpr bool is_k_format() {
+  return requires(const uint8_t* b) { F::chunk(b, 0); };
 }
 
 }  // namespace tessera::cpu::quant

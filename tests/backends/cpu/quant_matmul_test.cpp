@@ -1,12 +1,13 @@
 // The block-format MATMUL and GET_ROWS kernels against the reference, for every format:
-// odd M, K a multiple of the block only, decode (N <= 4: x quantised to int8 blocks) and
-// prefill (N > 4: weights dequantised to f32 panels), on 1 and 2 threads.
+// odd M, K a multiple of the block only, few rows of x (decode) and many (prefill), on 1
+// and 2 threads.
 //
-// Tolerances. Prefill sees the same f32 weights as the reference: max error
-// <= 1e-5 x max |reference|. Decode rounds each block of 32 of x to int8 with step
-// d = max |x_block| / 127, so |x - x'| <= d / 2 per element and each output may differ by
-// at most sum_k |w[m, k]| * d(k) / 2; the test allows that bound (+1%, and 1e-5 relative
-// for the f32 sums), computed from the actual weights and x.
+// Tolerance, per output, computed from the actual weights and x. The optimised kernel
+// rounds x to int8 per block of 32 (per 256 for the K formats) with step
+// d = max |x_block| / 127, so |x - x'| <= d / 2 and the output may move by
+// sum_k |w[m, k]| * d(k) / 2 (+1%). The block's d and, for the formats with a min, d * sum(q)
+// are rounded to f16 (relative 2^-11): allowed as 2^-9 * sum over blocks of
+// max |w| * sum |x|. Plus 1e-5 x max |reference| for f32 summation order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,7 +26,7 @@
 namespace tessera::cpu::test {
 namespace {
 
-const std::vector<tsr_dtype> kFormats = {TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q5_0,   TSR_DTYPE_Q5_1,
+const std::vector<tsr_dtype> kFormats = {TSR_DTYPE_Q8_0, TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q5_0,   TSR_DTYPE_Q5_1,
                                          TSR_DTYPE_Q2_K, TSR_DTYPE_Q3_K, TSR_DTYPE_Q4_K,   TSR_DTYPE_Q5_K,
                                          TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_NL, TSR_DTYPE_IQ4_XS};
 
@@ -71,21 +72,30 @@ TEST_P(QuantMatmul, MatchesTheReferenceWithinTheActivationRounding) {
   float max_ref = 0.0f;
   for (const float v : want) max_ref = std::max(max_ref, std::fabs(v));
 
-  // Per output, the bound on the error from rounding x to int8 (decode only).
+  // Per output, the bound on the error from rounding x to int8.
+  const int64_t xblock = kit::dtype_traits(c.dtype).block_elems == 256 ? 256 : 32;
   std::vector<double> bound(want.size(), 1e-5 * max_ref);
-  if (c.n <= 4) {
-    for (int64_t n = 0; n < c.n; ++n) {
-      for (int64_t mm = 0; mm < c.m; ++mm) {
-        double b = 0;
-        for (int64_t blk = 0; blk < k / 32; ++blk) {
-          float amax = 0.0f;
-          for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(xv[static_cast<size_t>(n * k + blk * 32 + i)]));
-          double wsum = 0;
-          for (int i = 0; i < 32; ++i) wsum += std::fabs(wf[static_cast<size_t>(mm * k + blk * 32 + i)]);
-          b += wsum * amax / 127.0 / 2.0;
+  for (int64_t n = 0; n < c.n; ++n) {
+    for (int64_t mm = 0; mm < c.m; ++mm) {
+      double rounding = 0, scales = 0;
+      for (int64_t blk = 0; blk < k / xblock; ++blk) {
+        float amax = 0.0f;
+        double wsum = 0;
+        for (int i = 0; i < xblock; ++i) {
+          amax = std::max(amax, std::fabs(xv[static_cast<size_t>(n * k + blk * xblock + i)]));
+          wsum += std::fabs(wf[static_cast<size_t>(mm * k + blk * xblock + i)]);
         }
-        bound[static_cast<size_t>(n * c.m + mm)] += 1.01 * b;
+        rounding += wsum * amax / 127.0 / 2.0;
       }
+      for (int64_t blk = 0; blk < k / 32; ++blk) {
+        double wmax = 0, xsum = 0;
+        for (int i = 0; i < 32; ++i) {
+          wmax = std::max<double>(wmax, std::fabs(wf[static_cast<size_t>(mm * k + blk * 32 + i)]));
+          xsum += std::fabs(xv[static_cast<size_t>(n * k + blk * 32 + i)]);
+        }
+        scales += wmax * xsum;
+      }
+      bound[static_cast<size_t>(n * c.m + mm)] += 1.01 * rounding + std::ldexp(scales, -9);
     }
   }
   for (const int threads : {1, 2}) {
