@@ -54,18 +54,6 @@ std::vector<GreedyCase> read_cases(const std::string& path) {
   return cases;
 }
 
-// The SmolLM2 file: $TESSERA_SMOLLM2 (scripts/test.sh sets it from scripts/fetch-model.sh),
-// else the script's cache folder; "" when it is in neither.
-std::string smollm2_path() {
-  if (const char* env = std::getenv("TESSERA_SMOLLM2"); env && *env) return env;
-  const char* cache = std::getenv("TESSERA_MODEL_CACHE");
-  const char* home = std::getenv("HOME");
-  const std::filesystem::path dir = cache && *cache ? std::filesystem::path(cache)
-                                                    : std::filesystem::path(home ? home : "/") / ".cache/tessera";
-  const auto p = dir / "SmolLM2-135M-Instruct.Q4_1.gguf";
-  return std::filesystem::exists(p) ? p.string() : "";
-}
-
 struct Fixture {
   std::string name;
   std::string weights;  // "" = the SmolLM2 download

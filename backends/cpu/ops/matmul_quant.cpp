@@ -22,6 +22,9 @@ namespace {
 
 constexpr int64_t kGrainRows = 16;  // weight rows per task
 constexpr int kTileX = 4;           // rows of x dotted with each weight row at once
+// Weight bytes read ahead of the block being dotted: rows are short (a few hundred bytes)
+// and the hardware prefetcher alone left decode waiting on memory.
+constexpr int kPrefetchBytes = 2048;
 
 #if TESSERA_CPU_AVX2
 
@@ -53,27 +56,37 @@ inline __m256i scaled_dot_bytes(__m256i levels, __m256i xq, __m256i scales16) {
 
 inline float hsum(__m256 v) { return simd::hsum({v}); }
 
-// out[i * ldo] for NX rows of x against one weight row of a 32-element format.
+// out[i * ldo] for NX rows of x against one weight row of a 32-element format. Even and
+// odd blocks accumulate apart, halving the chain of dependent multiply-adds.
 template <class F, int NX>
 void dot_row_32(const uint8_t* w, const Q8Block* const* x, int64_t blocks, float* out, int64_t ldo) {
-  __m256 acc[NX];
-  float summ[NX];
-  for (int i = 0; i < NX; ++i) {
-    acc[i] = _mm256_setzero_ps();
-    summ[i] = 0.0f;
+  __m256 acc[2][NX];
+  float summ[2][NX];
+  for (int p = 0; p < 2; ++p) {
+    for (int i = 0; i < NX; ++i) {
+      acc[p][i] = _mm256_setzero_ps();
+      summ[p][i] = 0.0f;
+    }
   }
-  for (int64_t b = 0; b < blocks; ++b) {
+  const auto step = [&](int64_t b, int p) {
     const uint8_t* blk = w + b * F::kBytes;
+    _mm_prefetch(reinterpret_cast<const char*>(blk) + kPrefetchBytes, _MM_HINT_T0);
     const __m256i q = F::levels(blk);
     const float dw = F::d(blk);
     for (int i = 0; i < NX; ++i) {
       const Q8Block& xb = x[i][b];
       const __m256i dot = dot_bytes<F::kSigned>(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q)));
-      acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dot), acc[i]);
-      if constexpr (F::kHasMin) summ[i] += F::m(blk) * xb.s;
+      acc[p][i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dot), acc[p][i]);
+      if constexpr (F::kHasMin) summ[p][i] += F::m(blk) * xb.s;
     }
+  };
+  int64_t b = 0;
+  for (; b + 1 < blocks; b += 2) {
+    step(b, 0);
+    step(b + 1, 1);
   }
-  for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(acc[i]) + summ[i];
+  if (b < blocks) step(b, 0);
+  for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(_mm256_add_ps(acc[0][i], acc[1][i])) + (summ[0][i] + summ[1][i]);
 }
 
 // The same for a K format.
@@ -87,6 +100,9 @@ void dot_row_k(const uint8_t* w, const Q8KBlock* const* x, int64_t blocks, float
   }
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* blk = w + b * F::kBytes;
+    for (int line = 0; line < F::kBytes; line += 64) {
+      _mm_prefetch(reinterpret_cast<const char*>(blk) + kPrefetchBytes + line, _MM_HINT_T0);
+    }
     __m256i isum[NX];
     int imin[NX];
     for (int i = 0; i < NX; ++i) {
