@@ -2,8 +2,8 @@
 // row is dotted with activations quantised to int8 (quant_activations.h) block by block:
 //  - the 32-element formats give a block's 32 levels (signed, or unsigned with a min m)
 //    and its f16 scale d: value = d * level (+ m);
-//  - the 256-element K formats give each chunk of 32 its levels and integer sub-block
-//    scales (and mins) per half of 16, the super-block's d (and dmin):
+//  - the 256-element K formats give each chunk of 32 its levels, the integer scales (and
+//    mins) of every half-chunk of 16, and the super-block's d (and dmin):
 //    value = d * scale * level - dmin * min.
 // The integer sums are exact; the float work per block mirrors how the dequantised value
 // is formed. Include only from kernel sources compiled with the same flags (simd.h).
@@ -104,91 +104,109 @@ struct IQ4_NL {
   static float m(const uint8_t*) { return 0.0f; }
 };
 
-// ---- 256-element formats: chunk c (0..7) of 32 elements -------------------------------
-
-struct Chunk {
-  __m256i q;               // levels of elements 32 c .. 32 c + 31
-  int scale_lo, scale_hi;  // integer scales of elements 0..15 and 16..31 of the chunk
-  int min_lo, min_hi;      // integer mins (kHasMin formats)
-};
+// ---- 256-element formats ---------------------------------------------------------------
+// levels(blk, c): the levels of chunk c (elements 32 c .. 32 c + 31); scales(blk, sc, mn):
+// the integer scale (and min) of each half-chunk of 16, sc[2 c] and sc[2 c + 1]; d(blk),
+// dmin(blk). kScaleWord: offset of a 4-byte word holding d (and dmin) inside the block,
+// kDHigh whether d is its upper half (so the word never reaches past the block).
 
 struct Q2_K {
-  static constexpr int kBytes = 84;
-  static constexpr bool kSigned = false, kHasMin = true;
+  static constexpr int kBytes = 84, kScaleWord = 80;
+  static constexpr bool kSigned = false, kHasMin = true, kDHigh = false;
   static float d(const uint8_t* b) { return half(b + 80); }
   static float dmin(const uint8_t* b) { return half(b + 82); }
-  static Chunk chunk(const uint8_t* b, int c) {
-    const uint8_t s0 = b[2 * c], s1 = b[2 * c + 1];
-    return {byte_field(load32(b + 16 + 32 * (c / 4)), 2 * (c % 4), 3), s0 & 0xF, s1 & 0xF, s0 >> 4, s1 >> 4};
+  static __m256i levels(const uint8_t* b, int c) { return byte_field(load32(b + 16 + 32 * (c / 4)), 2 * (c % 4), 3); }
+  static void scales(const uint8_t* b, int* sc, int* mn) {
+    for (int s = 0; s < 16; ++s) {
+      sc[s] = b[s] & 0xF;
+      mn[s] = b[s] >> 4;
+    }
   }
 };
 struct Q3_K {
-  static constexpr int kBytes = 110;
-  static constexpr bool kSigned = true, kHasMin = false;
+  static constexpr int kBytes = 110, kScaleWord = 106;
+  static constexpr bool kSigned = true, kHasMin = false, kDHigh = true;
   static float d(const uint8_t* b) { return half(b + 108); }
   static float dmin(const uint8_t*) { return 0.0f; }
-  static int scale(const uint8_t* sc, int k) {
-    const int low = (sc[k % 8] >> (4 * (k / 8))) & 0xF;
-    const int high = (sc[8 + k % 4] >> (2 * (k / 4))) & 3;
-    return (low | high << 4) - 32;
-  }
-  static Chunk chunk(const uint8_t* b, int c) {
+  static __m256i levels(const uint8_t* b, int c) {
     const __m256i low = byte_field(load32(b + 32 + 32 * (c / 4)), 2 * (c % 4), 3);
     const __m256i high = _mm256_slli_epi16(byte_field(load32(b), c, 1), 2);  // hmask bit c: +4
-    const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(4));
-    return {q, scale(b + 96, 2 * c), scale(b + 96, 2 * c + 1), 0, 0};
+    return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(4));
+  }
+  static void scales(const uint8_t* b, int* sc, int* mn) {
+    const uint8_t* p = b + 96;
+    for (int k = 0; k < 16; ++k) {
+      const int low = (p[k % 8] >> (4 * (k / 8))) & 0xF;
+      const int high = (p[8 + k % 4] >> (2 * (k / 4))) & 3;
+      sc[k] = (low | high << 4) - 32;
+      mn[k] = 0;
+    }
   }
 };
+inline void k4_scales(const uint8_t* b, int* sc, int* mn) {
+  for (int j = 0; j < 8; ++j) {
+    uint8_t s, m;
+    kit::k4_scale_min(b + 4, j, &s, &m);
+    sc[2 * j] = sc[2 * j + 1] = s;
+    mn[2 * j] = mn[2 * j + 1] = m;
+  }
+}
 struct Q4_K {
-  static constexpr int kBytes = 144;
-  static constexpr bool kSigned = false, kHasMin = true;
+  static constexpr int kBytes = 144, kScaleWord = 0;
+  static constexpr bool kSigned = false, kHasMin = true, kDHigh = false;
   static float d(const uint8_t* b) { return half(b); }
   static float dmin(const uint8_t* b) { return half(b + 2); }
-  static Chunk chunk(const uint8_t* b, int c) {
-    uint8_t sc, mn;
-    kit::k4_scale_min(b + 4, c, &sc, &mn);
-    return {byte_field(load32(b + 16 + 32 * (c / 2)), 4 * (c % 2), 0xF), sc, sc, mn, mn};
-  }
+  static __m256i levels(const uint8_t* b, int c) { return byte_field(load32(b + 16 + 32 * (c / 2)), 4 * (c % 2), 0xF); }
+  static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
 };
 struct Q5_K {
-  static constexpr int kBytes = 176;
-  static constexpr bool kSigned = false, kHasMin = true;
+  static constexpr int kBytes = 176, kScaleWord = 0;
+  static constexpr bool kSigned = false, kHasMin = true, kDHigh = false;
   static float d(const uint8_t* b) { return half(b); }
   static float dmin(const uint8_t* b) { return half(b + 2); }
-  static Chunk chunk(const uint8_t* b, int c) {
-    uint8_t sc, mn;
-    kit::k4_scale_min(b + 4, c, &sc, &mn);
+  static __m256i levels(const uint8_t* b, int c) {
     const __m256i low = byte_field(load32(b + 48 + 32 * (c / 2)), 4 * (c % 2), 0xF);
     const __m256i high = _mm256_slli_epi16(byte_field(load32(b + 16), c, 1), 4);
-    return {_mm256_or_si256(low, high), sc, sc, mn, mn};
+    return _mm256_or_si256(low, high);
   }
+  static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
 };
 struct Q6_K {
-  static constexpr int kBytes = 210;
-  static constexpr bool kSigned = true, kHasMin = false;
+  static constexpr int kBytes = 210, kScaleWord = 206;
+  static constexpr bool kSigned = true, kHasMin = false, kDHigh = true;
   static float d(const uint8_t* b) { return half(b + 208); }
   static float dmin(const uint8_t*) { return 0.0f; }
-  static Chunk chunk(const uint8_t* b, int c) {
+  static __m256i levels(const uint8_t* b, int c) {
     const int g = c / 4, o = c % 4;  // elements 128 g + 32 o ..
     const __m256i low = byte_field(load32(b + 64 * g + 32 * (o % 2)), 4 * (o / 2), 0xF);
     const __m256i high = _mm256_slli_epi16(byte_field(load32(b + 128 + 32 * g), 2 * o, 3), 4);
-    const auto* scales = reinterpret_cast<const int8_t*>(b + 192);
-    const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
-    return {q, scales[2 * c], scales[2 * c + 1], 0, 0};
+    return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
+  }
+  static void scales(const uint8_t* b, int* sc, int* mn) {
+    const auto* p = reinterpret_cast<const int8_t*>(b + 192);
+    for (int s = 0; s < 16; ++s) {
+      sc[s] = p[s];
+      mn[s] = 0;
+    }
   }
 };
 struct IQ4_XS {
-  static constexpr int kBytes = 136;
-  static constexpr bool kSigned = true, kHasMin = false;
+  static constexpr int kBytes = 136, kScaleWord = 0;
+  static constexpr bool kSigned = true, kHasMin = false, kDHigh = false;
   static float d(const uint8_t* b) { return half(b); }
   static float dmin(const uint8_t*) { return 0.0f; }
-  static Chunk chunk(const uint8_t* b, int c) {
+  static __m256i levels(const uint8_t* b, int c) {
+    return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b + 8 + 16 * c));
+  }
+  static void scales(const uint8_t* b, int* sc, int* mn) {
     uint16_t scales_h;
     std::memcpy(&scales_h, b + 2, sizeof scales_h);
-    const int low = (b[4 + c / 2] >> (4 * (c % 2))) & 0xF;
-    const int high = (scales_h >> (2 * c)) & 3;
-    const int scale = (low | high << 4) - 32;
-    return {_mm256_shuffle_epi8(iq4nl_table(), nibbles32(b + 8 + 16 * c)), scale, scale, 0, 0};
+    for (int c = 0; c < 8; ++c) {
+      const int low = (b[4 + c / 2] >> (4 * (c % 2))) & 0xF;
+      const int high = (scales_h >> (2 * c)) & 3;
+      sc[2 * c] = sc[2 * c + 1] = (low | high << 4) - 32;
+      mn[2 * c] = mn[2 * c + 1] = 0;
+    }
   }
 };
 
@@ -212,10 +230,10 @@ bool with_format(tsr_dtype dtype, Fn&& fn) {
   }
 }
 
-// Whether a format is one of the 256-element K formats (chunk()) or a 32-element one.
+// Whether a format is one of the 256-element K formats (scales()) or a 32-element one.
 template <class F>
 constexpr bool is_k_format() {
-  return requires(const uint8_t* b) { F::chunk(b, 0); };
+  return requires(const uint8_t* b, int* v) { F::scales(b, v, v); };
 }
 
 }  // namespace tessera::cpu::quant
