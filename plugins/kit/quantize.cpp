@@ -18,6 +18,13 @@
 namespace tessera::kit {
 namespace {
 
+// v truncated towards zero as the int conversion does, with NaN as 0 and huge values
+// saturated: a NaN weight must not make the conversion undefined.
+int truncated(float v) {
+  if (!(v == v)) return 0;
+  return v >= 1e9f ? 1000000000 : (v <= -1e9f ? -1000000000 : static_cast<int>(v));
+}
+
 // The value of largest magnitude, with its sign.
 float signed_absmax(const float* x, int n) {
   float amax = 0.0f, max = 0.0f;
@@ -56,7 +63,10 @@ void q8_0(const float* x, BlockQ8_0& b) {
   const float d = amax / 127.0f;
   const float inv = d != 0.0f ? 1.0f / d : 0.0f;
   b.d = f32_to_f16(d);
-  for (int i = 0; i < kQK; ++i) b.q[i] = static_cast<int8_t>(std::lround(x[i] * inv));
+  for (int i = 0; i < kQK; ++i) {
+    const float r = std::round(x[i] * inv);  // half away from zero, as ggml's roundf
+    b.q[i] = static_cast<int8_t>(r == r ? r : 0.0f);
+  }
 }
 
 // Symmetric 2^bits levels, the extreme value at the negative end (as ggml's q4_0/q5_0).
@@ -67,7 +77,7 @@ void symmetric(const float* x, Block& b, int levels) {
   const float inv = d != 0.0f ? 1.0f / d : 0.0f;
   int u[kQK];
   for (int i = 0; i < kQK; ++i) {
-    u[i] = std::min(levels - 1, static_cast<int>(x[i] * inv + static_cast<float>(levels / 2) + 0.5f));
+    u[i] = std::max(0, std::min(levels - 1, truncated(x[i] * inv + static_cast<float>(levels / 2) + 0.5f)));
   }
   b.d = f32_to_f16(d);
   put_nibbles(b.qs, u);
@@ -82,7 +92,7 @@ void affine(const float* x, Block& b, int levels) {
   const float d = (hi - lo) / static_cast<float>(levels - 1);
   const float inv = d != 0.0f ? 1.0f / d : 0.0f;
   int u[kQK];
-  for (int i = 0; i < kQK; ++i) u[i] = std::min(levels - 1, static_cast<int>((x[i] - lo) * inv + 0.5f));
+  for (int i = 0; i < kQK; ++i) u[i] = std::max(0, std::min(levels - 1, truncated((x[i] - lo) * inv + 0.5f)));
   b.d = f32_to_f16(d);
   b.m = f32_to_f16(lo);
   put_nibbles(b.qs, u);

@@ -8,7 +8,13 @@
 
 namespace tessera::kit::fit {
 
-inline int round_level(float v) { return static_cast<int>(std::nearbyint(v)); }
+// v rounded to the nearest integer (ties to even); NaN gives 0 and huge values saturate,
+// so garbage input cannot overflow the conversion.
+inline int round_level(float v) {
+  if (!(v == v)) return 0;
+  const float r = std::nearbyint(v);
+  return r >= 1e9f ? 1000000000 : (r <= -1e9f ? -1000000000 : static_cast<int>(r));
+}
 inline int clamp_level(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 // x ~ scale * L - min with L in [0, nmax], min >= 0.

@@ -16,6 +16,7 @@
 #include "core/plugin/plugin_host.h"
 #include "core/weights/gguf_reader.h"
 #include "core/weights/gguf_writer.h"
+#include "core/weights/quant_preset.h"
 #include "core/weights/weight_file.h"
 #include "models/hf_fixture.h"
 #include "support/run_command.h"
@@ -266,7 +267,27 @@ TEST_F(ConvertTest, UnknownDtypeIsRefused) {
   const CommandResult r =
       tessera("convert " + shell_quote(hf_fixture_folder("llama")) + " --dtype f8 -o " + shell_quote(out));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "tessera convert: --dtype must be keep, f32, f16, bf16 or q8_0, got 'f8'\n");
+  EXPECT_EQ(r.err, "tessera convert: --dtype must be keep, " + quant_preset_names() + "; got 'f8'\n");
+}
+
+TEST_F(ConvertTest, QuantizeRefusesAnUnknownPresetAndKeep) {
+  for (const char* name : {"q4_k_x", "keep"}) {
+    const CommandResult r = tessera("quantize " + shell_quote(hf_fixture_folder("llama")) + " --dtype " + name +
+                                    " -o " + shell_quote(scratch("x.gguf")));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "tessera quantize: --dtype must be " + quant_preset_names() + "; got '" + name + "'\n");
+  }
+}
+
+TEST_F(ConvertTest, Q4KOfRowsThatAreNotWholeSuperBlocksFallsBackTo32ElementBlocks) {
+  // The llama fixture is 32 wide: q4_k would need rows of 256, so q5_0 (blocks of 32) is written.
+  const std::string out = scratch("q4km.gguf");
+  const CommandResult r =
+      tessera("quantize " + shell_quote(hf_fixture_folder("llama")) + " --dtype q4_k_m -o " + shell_quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto file = GgufFile::open(out);
+  EXPECT_EQ(file->find_tensor("blk.0.attn_q.weight")->dtype, DType::Q5_0);
+  EXPECT_EQ(file->find_meta("general.file_type")->as_int(), 15);
 }
 
 TEST_F(ConvertTest, MissingSourceIsRefused) {

@@ -39,8 +39,10 @@ int run_init(const Args& args) {
   if (arch.empty()) throw UsageError{"no model definition: pass --arch FILE"};
   if (output.empty()) throw UsageError{"no output file: pass -o FILE"};
   DType dtype;
-  if (!dtype_from_name(dtype_name_flag, &dtype) || dtype == DType::I32) {
-    throw UsageError{"--dtype must be f32, f16, bf16 or q8_0, got '" + dtype_name_flag + "'"};
+  if (!dtype_from_name(dtype_name_flag, &dtype) ||
+      (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16 && dtype != DType::Q8_0)) {
+    throw UsageError{"--dtype must be f32, f16, bf16 or q8_0 (tessera quantize writes the other formats), got '" +
+                     dtype_name_flag + "'"};
   }
   if (format != "gguf" && format != "hf") throw UsageError{"--format must be gguf or hf, got '" + format + "'"};
   const bool hf = format == "hf";

@@ -8,6 +8,7 @@
 #include "backends/cpu/ops/matmul_quant.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include <tessera/kit/dequantize.h>
@@ -89,6 +90,15 @@ void dot_row_32(const uint8_t* w, const Q8Block* const* x, int64_t blocks, float
   for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(_mm256_add_ps(acc[0][i], acc[1][i])) + (summ[0][i] + summ[1][i]);
 }
 
+// The 4-byte words at p + r * row_bytes for r < 8, in lanes 0..7 (one gather).
+inline __m256i row_words(const uint8_t* p, __m256i row_offsets) {
+  return _mm256_i32gather_epi32(reinterpret_cast<const int*>(p), row_offsets, 1);
+}
+
+inline __m256i row_offsets(int64_t row_bytes) {
+  return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(row_bytes)));
+}
+
 // Eight int32x8 sums as one vector: lane r = the total of t[r]. Integer adds, exact.
 inline __m256i reduce8(const __m256i* t) {
   const __m256i a = _mm256_hadd_epi32(t[0], t[1]), b = _mm256_hadd_epi32(t[2], t[3]);
@@ -113,18 +123,20 @@ inline __m256 halves_to_f32(__m256i words, bool high) {
 // loads are shared by eight rows.
 template <class F, int NX>
 void dot_8rows_32(const uint8_t* w, int64_t row_bytes, const Q8Block* const* x, int64_t blocks, float* out,
-                  int64_t ldo) {
+                  int64_t ldo, bool prefetch) {
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
-  const __m256i offsets = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                             _mm256_set1_epi32(static_cast<int>(row_bytes)));
+  const __m256i offsets = row_offsets(row_bytes);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* blk = w + b * F::kBytes;
     // d (and m) of each row: the first 4 bytes of its block.
-    const __m256i words = _mm256_i32gather_epi32(reinterpret_cast<const int*>(blk), offsets, 1);
+    const __m256i words = row_words(blk, offsets);
     const __m256 dw = halves_to_f32(words, false);
     __m256i levels[8];
-    for (int r = 0; r < 8; ++r) levels[r] = F::levels(blk + r * row_bytes);
+    for (int r = 0; r < 8; ++r) {
+      if (prefetch) _mm_prefetch(reinterpret_cast<const char*>(blk + r * row_bytes) + kPrefetchBytes, _MM_HINT_T0);
+      levels[r] = F::levels(blk + r * row_bytes);
+    }
     for (int i = 0; i < NX; ++i) {
       const Q8Block& xb = x[i][b];
       const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q));
@@ -192,15 +204,19 @@ void dot_row_k(const uint8_t* w, const Q8KBlock* const* x, int64_t blocks, float
 // one vector of eight for the float work.
 template <class F, int NX>
 void dot_8rows_k(const uint8_t* w, int64_t row_bytes, const Q8KBlock* const* x, int64_t blocks, float* out,
-                 int64_t ldo) {
+                 int64_t ldo, bool prefetch) {
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
-  const __m256i offsets = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                             _mm256_set1_epi32(static_cast<int>(row_bytes)));
+  const __m256i offsets = row_offsets(row_bytes);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* blk = w + b * F::kBytes;
-    const __m256i words = _mm256_i32gather_epi32(reinterpret_cast<const int*>(blk + F::kScaleWord), offsets, 1);
+    const __m256i words = row_words(blk + F::kScaleWord, offsets);
     const __m256 dw = halves_to_f32(words, F::kDHigh);
+    for (int r = 0; r < 8 && prefetch; ++r) {
+      for (int line = 0; line < F::kBytes; line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(blk + r * row_bytes) + kPrefetchBytes + line, _MM_HINT_T0);
+      }
+    }
     for (int i = 0; i < NX; ++i) {
       __m256i t[8];
       alignas(32) int imin[8];
@@ -243,6 +259,9 @@ void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_beg
   float* out = a.out.as<float>();
   const int64_t row_bytes = a.w.row_bytes();
   const auto* w0 = a.w.as<const uint8_t>();
+  // Decode streams each weight once: read ahead. Prefill revisits the rows for every tile
+  // of x, and the read-ahead would only repeat.
+  const bool prefetch = a.n <= kTileX;
   for (int64_t m = m_begin; m < m_end;) {
     const bool eight = m + 8 <= m_end;
     for (int64_t n0 = 0; n0 < a.n; n0 += kTileX) {
@@ -254,12 +273,12 @@ void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_beg
       with_tile(nx, [&]<int NX>() {
         if constexpr (quant::is_k_format<F>()) {
           if (eight) {
-            dot_8rows_k<F, NX>(w, row_bytes, x, qx.per_row, o, a.m);
+            dot_8rows_k<F, NX>(w, row_bytes, x, qx.per_row, o, a.m, prefetch);
           } else {
             dot_row_k<F, NX>(w, x, qx.per_row, o, a.m);
           }
         } else if (eight) {
-          dot_8rows_32<F, NX>(w, row_bytes, x, qx.per_row, o, a.m);
+          dot_8rows_32<F, NX>(w, row_bytes, x, qx.per_row, o, a.m, prefetch);
         } else {
           dot_row_32<F, NX>(w, x, qx.per_row, o, a.m);
         }

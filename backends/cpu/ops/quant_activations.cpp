@@ -10,18 +10,32 @@ namespace {
 
 float f16_round(float v) { return kit::f16_to_f32(kit::f32_to_f16(v)); }
 
+// v rounded to the nearest integer (ties to even) and clamped to int8's symmetric range;
+// NaN gives 0, so no input makes the conversion overflow.
+inline int8_t round_to_int8(float v) {
+  if (!(v == v)) return 0;
+  const float r = std::nearbyint(v);
+  return static_cast<int8_t>(r > 127.0f ? 127.0f : (r < -127.0f ? -127.0f : r));
+}
+
+// max(a, |x|) for a non-NaN a; inline, unlike std::fmax.
+inline float max_abs(float a, float x) {
+  const float ax = x < 0.0f ? -x : x;
+  return ax > a ? ax : a;
+}
+
 }  // namespace
 
 void quantize_q8_row(const float* x, int64_t K, Q8Block* out) {
   for (int64_t b = 0; b < K / 32; ++b) {
     const float* xb = x + b * 32;
     float amax = 0.0f;
-    for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(xb[i]));
+    for (int i = 0; i < 32; ++i) amax = max_abs(amax, xb[i]);
     const float inv = amax != 0.0f ? 127.0f / amax : 0.0f;
     Q8Block& o = out[b];
     int sum = 0;
     for (int i = 0; i < 32; ++i) {
-      o.q[i] = static_cast<int8_t>(std::nearbyint(xb[i] * inv));
+      o.q[i] = round_to_int8(xb[i] * inv);
       sum += o.q[i];
     }
     const float d = amax / 127.0f;
@@ -48,8 +62,7 @@ void quantize_q8k_row(const float* x, int64_t K, Q8KBlock* out) {
     }
     const float inv = -127.0f / max;
     for (int i = 0; i < 256; ++i) {
-      const int v = static_cast<int>(std::nearbyint(inv * xb[i]));
-      o.q[i] = static_cast<int8_t>(v > 127 ? 127 : v);
+      o.q[i] = round_to_int8(inv * xb[i]);
     }
     for (int s = 0; s < 16; ++s) {
       int sum = 0;

@@ -160,6 +160,10 @@ TEST(GgufWriter, TensorsOfEveryDtypeRoundTripAligned) {
   std::vector<std::vector<uint8_t>> payloads;
   for (size_t i = 0; i < cases.size(); ++i) {
     payloads.push_back(random_bytes(cases[i].n_bytes, static_cast<uint32_t>(i)));
+    if (cases[i].dtype == DType::Q8_0) {
+      // The reader refuses NaN and infinite block scales: keep each f16 d's exponent below 31.
+      for (size_t b = 0; b < cases[i].n_bytes / 34; ++b) payloads.back()[b * 34 + 1] &= 0x3b;
+    }
     w.add_tensor(cases[i].name, cases[i].dtype, cases[i].shape, payloads.back());
   }
   const auto file = write_and_read(w);
