@@ -1,6 +1,6 @@
 // MATMUL kernels: out[n, m] = sum_k x[n, k] * w[m, k], with x [N, K] f32, the weight
-// w [M, K] in f32, f16, bf16 or q8_0 (the key dtype) and out [N, M] f32. out must not
-// overlap x or w.
+// w [M, K] in any dtype but i32 (the key dtype: f32, f16, bf16 or a block format) and
+// out [N, M] f32. out must not overlap x or w.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +22,9 @@ MatmulArgs check_matmul(const tsr_op_call& call);
 // Reference: dequantises each weight row to f32 and accumulates in double. The oracle.
 void matmul_ref(CpuDevice& device, const tsr_op_call& call);
 
-// Optimised, multithreaded: a matrix-vector path for few rows of x (decode) and a
-// panel path for many (prefill) that converts each group of weight rows to f32 once
-// and reuses it across all rows of x.
+// Optimised, multithreaded: for f32, f16 and bf16 a matrix-vector path for few rows of x
+// (decode) and a panel path for many (prefill) that converts each group of weight rows to
+// f32 once and reuses it across all rows of x; the block formats go to matmul_quant.
 void matmul_fast(CpuDevice& device, const tsr_op_call& call);
 
 }  // namespace tessera::cpu

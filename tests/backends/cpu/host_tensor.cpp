@@ -79,6 +79,14 @@ tsr_status run_kernel(CpuDevice& device, KernelBody body, tsr_op op, const void*
   return run_guarded(&device, &call, op, body);
 }
 
+std::vector<int32_t> random_ids(size_t n, int32_t bound, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> dist(0, bound - 1);
+  std::vector<int32_t> ids(n);
+  for (int32_t& v : ids) v = dist(rng);
+  return ids;
+}
+
 std::vector<float> random_values(size_t n, uint32_t seed, float lo, float hi) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);

@@ -54,6 +54,8 @@ tsr_status run_kernel(CpuDevice& device, KernelBody body, tsr_op op, const void*
 
 // n values uniform in [lo, hi), from a fixed seed.
 std::vector<float> random_values(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+// n uniform ids in [0, bound), reproducible from seed.
+std::vector<int32_t> random_ids(size_t n, int32_t bound, uint32_t seed);
 
 // Largest |a[i] - b[i]| divided by max(largest |b[i]|, 1e-30): the error relative to
 // the reference's scale (outputs near zero do not inflate it).

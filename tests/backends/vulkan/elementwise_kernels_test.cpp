@@ -20,6 +20,7 @@ namespace tessera::vulkan::test {
 namespace {
 
 using cpu::test::norm_params;
+using cpu::test::random_ids;
 using cpu::test::random_values;
 using cpu::test::relative_error;
 using cpu::test::rope_params;
@@ -32,14 +33,6 @@ std::string dtype_text(tsr_dtype t) {
     case TSR_DTYPE_BF16: return "bf16";
     default: return "q8_0";
   }
-}
-
-std::vector<int32_t> random_ids(size_t n, int32_t bound, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int32_t> dist(0, bound - 1);
-  std::vector<int32_t> ids(n);
-  for (int32_t& v : ids) v = dist(rng);
-  return ids;
 }
 
 // ---- GET_ROWS: exact (both sides dequantise the same way) ---------------------------

@@ -30,6 +30,7 @@
 namespace tessera::vulkan::test {
 namespace {
 
+using cpu::test::random_ids;
 using cpu::test::random_values;
 using cpu::test::relative_error;
 
@@ -101,14 +102,6 @@ HostTensor quant_weights(const Format& f, int64_t rows, int64_t cols, uint32_t s
   const int64_t bytes = kit::dtype_traits(f.dtype).block_bytes;
   for (int64_t b = 1; b < blocks; b += 4) randomize_block(f, t.bytes() + b * bytes, rng);
   return t;
-}
-
-std::vector<int32_t> random_ids(size_t n, int32_t bound, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int32_t> dist(0, bound - 1);
-  std::vector<int32_t> ids(n);
-  for (int32_t& v : ids) v = dist(rng);
-  return ids;
 }
 
 // K as a multiple of the block: 32-blocks 32, 96, 4128; 256-blocks 256, 768, 4352.

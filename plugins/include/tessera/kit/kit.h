@@ -1,9 +1,11 @@
 // The plugin kit in one include: what a backend or kernel plugin needs besides the C
-// ABI (plugin_abi.h) to check its arguments and keep exceptions inside.
+// ABI (plugin_abi.h) to check its arguments, keep exceptions inside, and read and write
+// every dtype (block layouts, dequantisation, quantisers).
 #pragma once
 
 #include <tessera/plugin_abi.h>
 
+#include <tessera/kit/block_check.h>
 #include <tessera/kit/call_args.h>
 #include <tessera/kit/dequantize.h>
 #include <tessera/kit/dtype_traits.h>
@@ -12,5 +14,6 @@
 #include <tessera/kit/kernel_error.h>
 #include <tessera/kit/last_error.h>
 #include <tessera/kit/quant_blocks.h>
+#include <tessera/kit/quantize.h>
 #include <tessera/kit/tensor_check.h>
 #include <tessera/kit/tensor_info.h>
