@@ -2,6 +2,9 @@
 // are reported in GB/s of weights read, next to a streaming read of a 1 GiB buffer
 // (this machine's practical memory bandwidth) on the same thread pool.
 #include <benchmark/benchmark.h>
+#include <tessera/kit/dtype_traits.h>
+#include <tessera/kit/quantize.h>
+#include <tessera/kit/tensor_info.h>
 
 #include <cmath>
 #include <memory>
@@ -13,7 +16,6 @@
 #include "backends/cpu/ops/attention.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/simd.h"
-#include "core/tensor/dtype.h"
 
 namespace tessera::cpu {
 namespace {
@@ -28,7 +30,7 @@ struct BenchTensor {
 // A [rows, cols] tensor of `dtype` filled with random values in [-1, 1].
 BenchTensor make_tensor(tsr_dtype dtype, int64_t rows, int64_t cols, uint32_t seed) {
   BenchTensor t;
-  const int64_t row_bytes = dtype_row_bytes(static_cast<DType>(dtype), cols);
+  const int64_t row_bytes = kit::dtype_row_bytes(dtype, cols);
   t.bytes = static_cast<uint64_t>(rows * row_bytes);
   t.buffer.reset(buffer_alloc(t.bytes));
   t.desc = {t.buffer.get(), 0, dtype, 2, {rows, cols, 1, 1}, nullptr};
@@ -37,7 +39,7 @@ BenchTensor make_tensor(tsr_dtype dtype, int64_t rows, int64_t cols, uint32_t se
   std::vector<float> row(static_cast<size_t>(cols));
   for (int64_t r = 0; r < rows; ++r) {
     for (float& v : row) v = dist(rng);
-    quantize_row(static_cast<DType>(dtype), row.data(), t.buffer->data + r * row_bytes, cols);
+    kit::quantize_row(dtype, row.data(), t.buffer->data + r * row_bytes, cols);
   }
   return t;
 }
@@ -107,7 +109,7 @@ void BM_DecodeLayer(benchmark::State& state) {
     }
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * weight_bytes));
-  state.SetLabel(std::string(dtype_name(static_cast<DType>(dtype))));
+  state.SetLabel(std::string(kit::dtype_traits(dtype).name));
 }
 
 // Decode through the output head [32000, 2048]; args: dtype, threads.
@@ -121,7 +123,7 @@ void BM_DecodeHead(benchmark::State& state) {
   const tsr_op_call call{TSR_OP_MATMUL, nullptr, 2, in, &out.desc};
   for (auto _ : state) matmul_fast(device, call);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * w.bytes));
-  state.SetLabel(std::string(dtype_name(static_cast<DType>(dtype))));
+  state.SetLabel(std::string(kit::dtype_traits(dtype).name));
 }
 
 void decode_args(benchmark::internal::Benchmark* b) {
@@ -147,7 +149,7 @@ void BM_Prefill(benchmark::State& state) {
   for (auto _ : state) matmul_fast(device, call);
   state.counters["FLOP/s"] = benchmark::Counter(static_cast<double>(2 * n * m * k),
                                                 benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(std::string(dtype_name(static_cast<DType>(dtype))));
+  state.SetLabel(std::string(kit::dtype_traits(dtype).name));
 }
 BENCHMARK(BM_Prefill)
     ->Args({TSR_DTYPE_F32, 2})
