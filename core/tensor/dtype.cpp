@@ -19,10 +19,9 @@ const kit::DTypeTraits& traits_of(DType t) {
   return kit::dtype_traits(to_abi(t));
 }
 
-void check_convertible(DType t, int64_t n, const char* direction) {
-  if (t == DType::I32) {
-    throw Error(std::string("cannot convert ") + (direction[0] == 't' ? "i32 to f32" : "f32 to i32"));
-  }
+// Refuses I32 with `what` ("i32 to f32") and a partial block, in the core's error type.
+void check_convertible(DType t, int64_t n, const char* what) {
+  if (t == DType::I32) throw Error(std::string("cannot convert ") + what);
   dtype_row_bytes(t, n);  // validates n
 }
 
@@ -55,12 +54,12 @@ bool dtype_from_name(std::string_view name, DType* out) {
 }
 
 void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
-  check_convertible(t, n, "to");
+  check_convertible(t, n, "i32 to f32");
   kit::dequantize_row(to_abi(t), src, dst, n);
 }
 
 void quantize_row(DType t, const float* src, void* dst, int64_t n) {
-  check_convertible(t, n, "from");
+  check_convertible(t, n, "f32 to i32");
   kit::quantize_row(to_abi(t), src, dst, n);
 }
 

@@ -55,10 +55,14 @@ bool more_bits(int64_t layer, int64_t n_layers) {
   return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
 }
 
+// A preset that stores every matrix in one plain dtype (f32, f16, bf16, q8_0).
+bool single_dtype(const QuantPreset& p) {
+  return p.mix == QuantMix::Uniform && (!dtype_is_quantized(p.base) || p.base == DType::Q8_0);
+}
+
 DType mixed_dtype(const QuantPreset& p, const QuantTarget& t) {
   const std::string& name = t.gguf_name;
   const int64_t layer = layer_of(name), n = std::max<int64_t>(t.n_layers, 1);
-  if (p.mix == QuantMix::Uniform && (!dtype_is_quantized(p.base) || p.base == DType::Q8_0)) return p.base;
   if (name == "output.weight") return DType::Q6_K;
   if (p.mix == QuantMix::Uniform || layer < 0) return p.base;
   const bool attn_v = ends_with(name, ".attn_v.weight"), ffn_down = ends_with(name, ".ffn_down.weight");
@@ -112,6 +116,7 @@ std::string quant_preset_names() {
 }
 
 DType preset_dtype(const QuantPreset& preset, const QuantTarget& target) {
+  if (single_dtype(preset)) return preset.base;
   return with_fallback(mixed_dtype(preset, target), target.row_elements);
 }
 

@@ -43,7 +43,9 @@ struct QuantTarget {
   int64_t n_layers = 0;
 };
 
-// The dtype the preset gives the matrix, its block fallback applied.
+// The dtype the preset gives the matrix, its block fallback applied. A preset of one plain
+// dtype (f32, f16, bf16, q8_0) has no fallback: a row that does not fit is the writer's
+// error to report, since the user asked for exactly that dtype.
 DType preset_dtype(const QuantPreset& preset, const QuantTarget& target);
 
 // The layer count of a model from its GGUF tensor names: 1 + the largest N of "blk.N.".

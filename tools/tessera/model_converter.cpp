@@ -72,8 +72,6 @@ DType written_dtype(const GraphTensor& t, const TensorView& src, const std::opti
                     int64_t n_layers) {
   if (t.shape.size() >= 2) {
     if (!preset) return src.dtype;
-    if (preset->mix == QuantMix::Uniform && !dtype_is_quantized(preset->base)) return preset->base;
-    if (preset->base == DType::Q8_0) return DType::Q8_0;  // refused below when rows do not fit
     return preset_dtype(*preset, {t.gguf_name, t.shape.back(), n_layers});
   }
   if (preset || t.widened) return DType::F32;
