@@ -279,8 +279,9 @@ void Engine::record_step(const StepPlan& plan) {
   totals_.max_waste_fraction = std::max(totals_.max_waste_fraction, waste);
 }
 
-void Engine::run_until_idle() {
+void Engine::run_until_idle(const std::function<void()>& before_step) {
   while (has_work()) {
+    if (before_step) before_step();
     if (!step() && has_work() && scheduler_->n_running() == 0) {
       throw Error("engine stalled: " + std::to_string(scheduler_->n_waiting()) +
                   " request(s) wait but none fits in the free KV blocks");

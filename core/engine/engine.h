@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/engine/backend.h"
@@ -35,6 +37,7 @@ struct EngineStats {
   int64_t tokens_generated = 0;
   int64_t requests_finished = 0;
   int64_t preemptions = 0;
+  int64_t migrations = 0;           // moves to another backend (Engine::migrate)
   double mean_batch_sequences = 0;  // per step
   double mean_batch_tokens = 0;     // per step
   double mean_waste_fraction = 0;   // reserved KV rows holding no token, averaged over steps
@@ -42,9 +45,23 @@ struct EngineStats {
   KvCacheStats kv;                  // the cache now (blocks, hit rate, ...)
 };
 
+// What Engine::migrate did.
+struct MigrationReport {
+  std::string from, to;        // device names, "cpu:0" -> "vulkan:0"
+  int64_t running = 0;         // sequences whose KV rows moved
+  int64_t waiting = 0;         // requests queued, holding no KV rows
+  int64_t kv_blocks = 0;       // blocks copied: in use, or holding a cached prefix
+  uint64_t kv_bytes = 0;
+  uint64_t weight_bytes = 0;   // weights placed on the target
+  double place_ms = 0;         // weights placed, KV cache allocated, kernels chosen there
+  double copy_ms = 0;          // KV rows copied
+  double total_ms = 0;
+};
+
 class Engine {
  public:
-  // `model` and `backend` must outlive the engine. Throws tessera::Error for bad
+  // `model` must outlive the engine; `backend` need not (the executor keeps its
+  // device and plugins). Throws tessera::Error for bad
   // options or a budget that holds no block. Destroying the engine drops the
   // requests in flight without final events.
   Engine(const Model& model, const Backend& backend, EngineOptions options);
@@ -65,8 +82,19 @@ class Engine {
   // callback). Returns false when there was nothing to do. A kernel failure throws
   // tessera::Error and leaves the requests of that step unusable: drop the engine.
   bool step();
-  // Steps until no request is queued or running.
-  void run_until_idle();
+  // Steps until no request is queued or running. `before_step`, when given, is called
+  // before each step (a caller's hook to migrate, say).
+  void run_until_idle(const std::function<void()>& before_step = {});
+
+  // Moves the engine to `target` between two steps: the weights are placed there, the
+  // KV rows of every block in use or holding a cached prefix are copied block by block
+  // to the same block ids, and the block tables, prefix cache, scheduler queues and
+  // sampling state (RNG, penalties) carry on unchanged, so the requests continue as
+  // if nothing had moved (half-done prefills included). The old device's buffers are
+  // freed afterwards. Call from the stepping thread. Throws tessera::Error when the
+  // target cannot take the run (a kernel it lacks, memory it cannot allocate); the
+  // engine then stays where it was, untouched, and goes on there.
+  MigrationReport migrate(const Backend& target);
   // Something is queued, waiting or running; thread-safe.
   bool has_work() const;
 

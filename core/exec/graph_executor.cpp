@@ -119,8 +119,38 @@ void GraphExecutor::allocate_cache() {
     const uint64_t bytes = tensor_bytes(static_cast<int>(i), none);
     owned_.push_back(DeviceBuffer::alloc(device_, bytes, "KV cache " + t.name));
     placement_[i] = place_in(owned_.back(), 0);
+    cache_.push_back({static_cast<int>(i), owned_.size() - 1, bytes / static_cast<uint64_t>(kv_.n_blocks)});
     kv_bytes_ += bytes;
   }
+}
+
+uint64_t GraphExecutor::kv_block_bytes(int32_t k) const { return cache_.at(static_cast<size_t>(k)).block_bytes; }
+
+DType GraphExecutor::kv_dtype(int32_t k) const {
+  return graph_.tensor(cache_.at(static_cast<size_t>(k)).tensor).dtype;
+}
+
+size_t GraphExecutor::cache_range(int32_t k, int32_t first, int32_t count, uint64_t* offset) const {
+  if (k < 0 || k >= n_cache_tensors() || first < 0 || count < 0 || first > kv_.n_blocks - count) {
+    throw Error("KV blocks [" + std::to_string(first) + ", " + std::to_string(int64_t{first} + count) +
+                ") of cache tensor " + std::to_string(k) + " are outside the cache of " +
+                std::to_string(n_cache_tensors()) + " tensors of " + std::to_string(kv_.n_blocks) + " blocks");
+  }
+  const CacheTensor& c = cache_[static_cast<size_t>(k)];
+  *offset = c.block_bytes * static_cast<uint64_t>(first);
+  return c.buffer;
+}
+
+void GraphExecutor::read_kv_blocks(int32_t k, int32_t first, int32_t count, void* dst) const {
+  uint64_t offset = 0;
+  const size_t buffer = cache_range(k, first, count, &offset);
+  owned_[buffer].read(offset, dst, kv_block_bytes(k) * static_cast<uint64_t>(count));
+}
+
+void GraphExecutor::write_kv_blocks(int32_t k, int32_t first, int32_t count, const void* src) {
+  uint64_t offset = 0;
+  const size_t buffer = cache_range(k, first, count, &offset);
+  owned_[buffer].write(offset, src, kv_block_bytes(k) * static_cast<uint64_t>(count));
 }
 
 int64_t GraphExecutor::resolve_dim(int64_t d, const StepDims& dims) const {
@@ -271,15 +301,10 @@ void GraphExecutor::run(const StepBatch& batch, std::vector<float>* logits) {
 
 void GraphExecutor::copy_kv_block(int32_t src_block, int32_t dst_block) {
   std::vector<uint8_t> row;
-  for (size_t i = 0; i < graph_.tensors().size(); ++i) {
-    const GraphTensor& t = graph_.tensors()[i];
-    if (t.role != TensorRole::Cache) continue;
-    const uint64_t block_bytes = tensor_bytes(static_cast<int>(i), StepDims{}) / static_cast<uint64_t>(kv_.n_blocks);
-    row.resize(block_bytes);
-    auto& buf = *std::find_if(owned_.begin(), owned_.end(),
-                              [&](const DeviceBuffer& b) { return b.handle() == placement_[i].buffer; });
-    buf.read(block_bytes * static_cast<uint64_t>(src_block), row.data(), block_bytes);
-    buf.write(block_bytes * static_cast<uint64_t>(dst_block), row.data(), block_bytes);
+  for (int32_t k = 0; k < n_cache_tensors(); ++k) {
+    row.resize(kv_block_bytes(k));
+    read_kv_blocks(k, src_block, 1, row.data());
+    write_kv_blocks(k, dst_block, 1, row.data());
   }
 }
 

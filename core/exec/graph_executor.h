@@ -32,6 +32,15 @@ class GraphExecutor {
   // Copies K/V cache row `src_block` into `dst_block` for every layer (copy-on-write).
   void copy_kv_block(int32_t src_block, int32_t dst_block);
 
+  // The KV cache as the device holds it, one cache tensor (a layer's K or V) at a
+  // time: blocks [first, first + count) of cache tensor `k`, 0 <= k < n_cache_tensors(),
+  // kv_block_bytes(k) bytes per block. Throws for a range outside the cache.
+  int32_t n_cache_tensors() const { return static_cast<int32_t>(cache_.size()); }
+  uint64_t kv_block_bytes(int32_t k) const;
+  DType kv_dtype(int32_t k) const;
+  void read_kv_blocks(int32_t k, int32_t first, int32_t count, void* dst) const;
+  void write_kv_blocks(int32_t k, int32_t first, int32_t count, const void* src);
+
   const Device& device() const { return *device_; }
   uint64_t weight_bytes() const { return weight_bytes_; }
   uint64_t kv_cache_bytes() const { return kv_bytes_; }
@@ -54,6 +63,9 @@ class GraphExecutor {
   const void* transposed_copy(const TensorView& view, const std::string& path);
   const void* widened_copy(const TensorView& view);
   void allocate_cache();
+  // Where blocks [first, first + count) of cache tensor k start: the index of their
+  // buffer in owned_, and the byte offset in it.
+  size_t cache_range(int32_t k, int32_t first, int32_t count, uint64_t* offset) const;
   void resolve_kernels(const KernelRegistry& registry);
   int64_t resolve_dim(int64_t d, const StepDims& dims) const;
   tsr_tensor describe(int tensor, const StepDims& dims) const;
@@ -72,6 +84,12 @@ class GraphExecutor {
   std::vector<std::vector<uint8_t>> converted_;
   std::vector<DeviceBuffer> owned_;              // weights, cache, step inputs
   std::map<int, size_t> input_buffer_;           // step input tensor -> index in owned_
+  struct CacheTensor {
+    int tensor = -1;          // in the graph
+    size_t buffer = 0;        // index in owned_
+    uint64_t block_bytes = 0;
+  };
+  std::vector<CacheTensor> cache_;               // in graph order
   std::unique_ptr<DeviceBuffer> arena_;
   StepDims planned_{-1, -1, -1, -1};
   uint64_t weight_bytes_ = 0;

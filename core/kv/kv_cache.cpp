@@ -274,6 +274,14 @@ std::vector<SeqId> KvCacheBook::sequences() const {
   return ids;
 }
 
+std::vector<int32_t> KvCacheBook::occupied_blocks() const {
+  std::vector<int32_t> ids;
+  for (int32_t id = 0; id < allocator_.n_blocks(); ++id) {
+    if (allocator_.ref_count(id) > 0 || allocator_.is_cached(id)) ids.push_back(id);
+  }
+  return ids;
+}
+
 void KvCacheBook::throw_cache_full(SeqId seq, int64_t blocks_needed) const {
   std::string message = "KV cache full: sequence " + std::to_string(seq) + " needs " +
                         std::to_string(blocks_needed) + " more block" +

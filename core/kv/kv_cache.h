@@ -138,6 +138,9 @@ class KvCacheBook {
   const BlockAllocator& allocator() const { return allocator_; }
   // Ids of the live sequences, ascending.
   std::vector<SeqId> sequences() const;
+  // Blocks whose rows matter: in use, or free but holding a cached prefix. Ascending.
+  // Moving the cache to another device copies these and no others.
+  std::vector<int32_t> occupied_blocks() const;
 
  private:
   struct Sequence {

@@ -67,6 +67,11 @@ void KernelRegistry::merge_extension(size_t e, size_t b) {
   }
 }
 
+void KernelRegistry::hide(OpKind op, DType dtype) {
+  if (!is_known(op, dtype)) return;
+  for (size_t p = 0; p < plugins_.size(); ++p) best_[slot(op, dtype, p)] = kNone;
+}
+
 size_t KernelRegistry::slot(OpKind op, DType dtype, size_t plugin_index) const {
   return (static_cast<size_t>(op) * kDTypeCount + static_cast<size_t>(dtype)) * plugins_.size() +
          plugin_index;

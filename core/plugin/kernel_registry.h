@@ -50,6 +50,10 @@ class KernelRegistry {
   const RegisteredKernel* find_any(OpKind op, DType dtype) const;
   std::vector<const PluginLibrary*> backends_with(OpKind op, DType dtype) const;
 
+  // Forgets every plugin's kernel for (op, dtype): find and find_any give nullptr for
+  // it from now on. A test switch, to stand in for a backend that lacks a kernel.
+  void hide(OpKind op, DType dtype);
+
   const std::vector<std::shared_ptr<const PluginLibrary>>& plugins() const { return plugins_; }
   const std::vector<RegisteredKernel>& kernels() const { return kernels_; }  // all, in table order
 

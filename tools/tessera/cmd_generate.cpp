@@ -10,6 +10,7 @@
 
 #include "core/engine/engine.h"
 #include "core/util/error.h"
+#include "tools/tessera/backend_swaps.h"
 #include "tools/tessera/commands.h"
 #include "tools/tessera/engine_flags.h"
 #include "tools/tessera/json_writer.h"
@@ -23,10 +24,11 @@ struct GenerateFlags {
   EngineFlags engine;
   std::vector<std::string> prompts;
   std::string prompt_file;
+  std::string swap_at;
   int64_t n_predict = 128;
   double temperature = 0.8, top_p = 0.95, min_p = 0.05, repeat_penalty = 1.0;
   int64_t top_k = 40, repeat_last_n = 64, seed = 0;
-  bool json = false, ignore_eos = false;
+  bool json = false, ignore_eos = false, verbose = false;
 };
 
 OptionTable generate_options(GenerateFlags& f) {
@@ -48,7 +50,11 @@ OptionTable generate_options(GenerateFlags& f) {
       .integer("-s, --seed", "N", "sampling seed; 0 = random (printed)", &f.seed, 0,
                std::numeric_limits<int64_t>::max())
       .flag("--ignore-eos", "keep generating after an end-of-text token", &f.ignore_eos)
-      .flag("--json", "print one JSON object per prompt instead of streaming text", &f.json);
+      .flag("--json", "print one JSON object per prompt instead of streaming text", &f.json)
+      .text("--swap-at", "N:BACKEND[,...]",
+            "move the running generation to BACKEND once N tokens are generated (e.g. 16:vulkan,48:cpu)",
+            &f.swap_at)
+      .flag("-v, --verbose", "say more about what runs (the parts of each --swap-at move)", &f.verbose);
   return t;
 }
 
@@ -193,7 +199,10 @@ int run_generate(const Args& args) {
   sampling.seed = static_cast<uint64_t>(f.seed);
   sampling.validate();
 
+  const std::vector<SwapPoint> swap_points = f.swap_at.empty() ? std::vector<SwapPoint>{} : parse_swap_points(f.swap_at);
   Runtime rt = load_runtime(f.runtime);
+  BackendSwaps swaps(*rt.host, swap_points, f.runtime.backend, rt.backend, static_cast<int32_t>(f.runtime.threads),
+                     f.verbose);
   const Tokenizer& tokenizer = rt.model->tokenizer();
   std::vector<std::vector<int32_t>> prompt_ids;
   int64_t longest = 0;
@@ -231,7 +240,7 @@ int run_generate(const Args& args) {
     engine.submit(std::move(r));
   }
   printer.begin();
-  engine.run_until_idle();
+  engine.run_until_idle([&swaps, &engine] { swaps.before_step(engine); });
   print_summary(engine, prompts.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return 0;
 }

@@ -1,7 +1,8 @@
 // End to end on the Vulkan backend: `tessera generate --backend vulkan` on stories260K
 // gives the golden greedy ids, agrees with the CPU backend on longer prompts (the tiled
 // prefill path), on a context long enough for split-KV decode, and with f16 and int8
-// (q8_0) KV caches, and says why when there is no Vulkan driver.
+// (q8_0) KV caches, moved between the CPU and Vulkan mid-run (--swap-at), and says
+// why when there is no Vulkan driver.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -115,6 +116,36 @@ TEST_F(VulkanGenerate, Int8CacheGivesTheSameTextAsTheCpu) {
   EXPECT_EQ(json_text(gpu.out, "text"), json_text(cpu.out, "text"));
   EXPECT_NE(json_text(gpu.out, "text"), "");
   EXPECT_EQ(gpu.err.find("tessera vulkan validation:"), std::string::npos) << gpu.err;
+}
+
+// --swap-at moves the run between the CPU and Vulkan backends (Engine::migrate): the
+// KV rows written by one backend's kernels are read by the other's.
+TEST_F(VulkanGenerate, GreedyRunMovedBetweenCpuAndVulkanGivesTheGoldenIds) {
+  const tessera::test::Golden g = tessera::test::load_golden();
+  const CommandResult r = generate("cpu", g.prompt, 64, "--swap-at 8:vulkan,24:cpu,40:vulkan --verbose");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids);
+  EXPECT_NE(r.err.find("moved from cpu:0 to vulkan:0 after 8 tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("moved from vulkan:0 to cpu:0 after 24 tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("moved from cpu:0 to vulkan:0 after 40 tokens"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("tessera vulkan validation:"), std::string::npos) << r.err;
+}
+
+// The second prompt is still being prefilled in chunks of 8 tokens when the first has
+// generated 2: the move to the CPU comes in the middle of its prefill.
+TEST_F(VulkanGenerate, MoveToTheCpuInTheMiddleOfAChunkedPrefill) {
+  const std::string prompts = "-p 'Once upon a time' -p " +
+                              shell_quote("Lily and Ben went to the park. They saw a big red ball and a small dog "
+                                          "who wanted to play with them all day long");
+  const std::string common = " -n 24 --temp 0 --ignore-eos --max-tokens-per-step 8 --backend ";
+  const CommandResult stayed = run_command(tessera_cli("generate -m " + gguf() + " " + prompts + common + "vulkan"));
+  const CommandResult moved =
+      run_command(tessera_cli("generate -m " + gguf() + " " + prompts + common + "vulkan --swap-at 2:cpu"));
+  ASSERT_EQ(stayed.exit_code, 0) << stayed.err;
+  ASSERT_EQ(moved.exit_code, 0) << moved.err;
+  EXPECT_EQ(moved.out, stayed.out);
+  EXPECT_NE(moved.err.find("moved from vulkan:0 to cpu:0 after 2 tokens"), std::string::npos) << moved.err;
+  EXPECT_NE(moved.err.find("(2 running, 0 waiting"), std::string::npos) << moved.err;
 }
 
 // Runs with a driver list that names no driver, as on a machine without a Vulkan driver.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,8 +68,10 @@ inline Request request_of(const Prompt& p, const SamplingParams& sampling, bool 
   return r;
 }
 
-// Submits every request, steps until idle, and returns the results by request id.
-inline std::map<RequestId, RequestResult> run_batch(Engine& engine, std::vector<Request> requests) {
+// Submits every request, steps until idle (calling `before_step` before each step,
+// when given), and returns the results by request id.
+inline std::map<RequestId, RequestResult> run_batch(Engine& engine, std::vector<Request> requests,
+                                                    const std::function<void()>& before_step = {}) {
   auto results = std::make_shared<std::map<RequestId, RequestResult>>();
   for (Request& r : requests) {
     r.on_event = [results](const RequestEvent& e) {
@@ -76,7 +79,7 @@ inline std::map<RequestId, RequestResult> run_batch(Engine& engine, std::vector<
     };
     engine.submit(std::move(r));
   }
-  engine.run_until_idle();
+  engine.run_until_idle(before_step);
   return *results;
 }
 

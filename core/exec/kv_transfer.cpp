@@ -1,0 +1,61 @@
+#include "core/exec/kv_transfer.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/util/error.h"
+
+namespace tessera {
+namespace {
+
+void check_same_layout(const GraphExecutor& from, const GraphExecutor& to) {
+  const std::string where = "cannot move the KV cache from " + from.device().name() + " to " + to.device().name();
+  if (from.kv_shape().block_size != to.kv_shape().block_size || from.kv_shape().n_blocks != to.kv_shape().n_blocks) {
+    throw Error(where + ": its layout differs (" + std::to_string(from.kv_shape().n_blocks) + " blocks of " +
+                std::to_string(from.kv_shape().block_size) + " tokens there, " +
+                std::to_string(to.kv_shape().n_blocks) + " of " + std::to_string(to.kv_shape().block_size) +
+                " here)");
+  }
+  if (from.n_cache_tensors() != to.n_cache_tensors()) {
+    throw Error(where + ": " + std::to_string(from.n_cache_tensors()) + " cache tensors there, " +
+                std::to_string(to.n_cache_tensors()) + " here");
+  }
+  for (int32_t k = 0; k < from.n_cache_tensors(); ++k) {
+    if (from.kv_dtype(k) != to.kv_dtype(k) || from.kv_block_bytes(k) != to.kv_block_bytes(k)) {
+      throw Error(where + ": cache tensor " + std::to_string(k) + " is " + std::string(dtype_name(from.kv_dtype(k))) +
+                  " there and " + std::string(dtype_name(to.kv_dtype(k))) + " here");
+    }
+  }
+}
+
+}  // namespace
+
+KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std::span<const int32_t> blocks) {
+  check_same_layout(from, to);
+  std::vector<int32_t> ids(blocks.begin(), blocks.end());
+  std::sort(ids.begin(), ids.end());
+  if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) {
+    throw Error("KV transfer: block " + std::to_string(*std::adjacent_find(ids.begin(), ids.end())) +
+                " is listed twice");
+  }
+  KvTransfer done;
+  std::vector<uint8_t> staging;
+  for (size_t run = 0; run < ids.size();) {
+    size_t end = run + 1;
+    while (end < ids.size() && ids[end] == ids[end - 1] + 1) ++end;
+    const auto count = static_cast<int32_t>(end - run);
+    for (int32_t k = 0; k < from.n_cache_tensors(); ++k) {
+      const uint64_t bytes = from.kv_block_bytes(k) * static_cast<uint64_t>(count);
+      staging.resize(bytes);
+      from.read_kv_blocks(k, ids[run], count, staging.data());
+      to.write_kv_blocks(k, ids[run], count, staging.data());
+      done.bytes += bytes;
+    }
+    done.blocks += count;
+    run = end;
+  }
+  return done;
+}
+
+}  // namespace tessera
