@@ -83,7 +83,8 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
   budget.block_size = options_.kv_block;
   budget.bytes_per_token = graph.kv_bytes_per_token();
   budget.device_memory_bytes = backend.device->info().memory_bytes;
-  budget.weight_bytes = weight_bytes(graph, model.weights());
+  weight_bytes_ = weight_bytes(graph, model.weights());
+  budget.weight_bytes = weight_bytes_;
   budget.default_tokens = static_cast<int64_t>(options_.max_batch) * n_ctx_;
   KvCacheConfig config;
   config.block_size = options_.kv_block;

@@ -93,7 +93,9 @@ class Engine {
   // if nothing had moved (half-done prefills included). The old device's buffers are
   // freed afterwards. Call from the stepping thread. Throws tessera::Error when the
   // target cannot take the run (a kernel it lacks, memory it cannot allocate); the
-  // engine then stays where it was, untouched, and goes on there.
+  // engine then stays where it was, untouched, and goes on there. A target whose
+  // memory is known and smaller than the weights and KV cache is refused before
+  // anything is allocated there.
   MigrationReport migrate(const Backend& target);
   // Something is queued, waiting or running; thread-safe.
   bool has_work() const;
@@ -123,6 +125,7 @@ class Engine {
   EngineOptions options_;
   int64_t n_ctx_;
   int64_t n_vocab_;
+  uint64_t weight_bytes_ = 0;  // of the graph's weights, as the file stores them
   std::unique_ptr<KvCacheBook> book_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<GraphExecutor> executor_;

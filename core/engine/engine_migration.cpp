@@ -6,6 +6,7 @@
 #include "core/engine/engine.h"
 #include "core/exec/kv_transfer.h"
 #include "core/util/error.h"
+#include "core/util/format_bytes.h"
 
 namespace tessera {
 namespace {
@@ -24,6 +25,14 @@ MigrationReport Engine::migrate(const Backend& target) {
   const std::string refused = "cannot move the run from " + report.from + " to " + report.to + ": ";
   drain_inbox();  // requests submitted since the last step count as waiting
 
+  const uint64_t memory = target.device->info().memory_bytes;
+  const uint64_t needed = weight_bytes_ + executor_->kv_cache_bytes();
+  if (memory > 0 && needed > memory) {
+    throw Error(refused + "it needs " + format_bytes(static_cast<double>(executor_->kv_cache_bytes())) +
+                " of KV cache and " + format_bytes(static_cast<double>(weight_bytes_)) + " of weights, but " +
+                report.to + " has " + format_bytes(static_cast<double>(memory)) + " (the run stays on " +
+                report.from + ")");
+  }
   // Everything on the target is built before anything here changes: a failure
   // leaves the engine on its old device as it was.
   std::unique_ptr<GraphExecutor> moved;

@@ -32,23 +32,30 @@ TEST(GenerateSwap, GreedyTextIsTheSameWithMovesInTheMiddle) {
   EXPECT_THAT(moved.err, HasSubstr("tessera: moved from cpu:0 to cpu:0 after 6 tokens in "));
   EXPECT_THAT(moved.err, HasSubstr("after 20 tokens"));
   EXPECT_THAT(moved.err, HasSubstr("after 30 tokens"));
-  EXPECT_THAT(moved.err, HasSubstr("2 running, 0 waiting"));
-  EXPECT_THAT(moved.err, HasSubstr("KV rows copied in"));  // --verbose
+  EXPECT_THAT(moved.err, HasSubstr(": 2 running and 0 waiting request(s), 2 KV block(s) (40.0 KiB) copied in "));
+  EXPECT_THAT(moved.err, HasSubstr("tessera: moved 3 time(s), ending on cpu:0"));
 }
 
 TEST(GenerateSwap, SeededSamplingIsTheSameWithAMove) {
   const std::string sampling = "--temp 0.9 --top-k 30 --repeat-penalty 1.1 --seed 77 ";
   const CommandResult stayed = generate(sampling);
-  const CommandResult moved = generate(sampling + "--swap-at 12:cpu:0");
+  const CommandResult moved = generate(sampling + "--swap-at 12:cpu:0 -v");
   ASSERT_EQ(moved.exit_code, 0) << moved.err;
   EXPECT_EQ(moved.out, stayed.out);
   EXPECT_THAT(moved.err, HasSubstr("moved from cpu:0 to cpu:0 after 12 tokens"));
 }
 
 TEST(GenerateSwap, AMoveToTheBackendItIsOnDoesNothing) {
-  const CommandResult r = generate("--temp 0 --swap-at 3:cpu");
+  const CommandResult r = generate("--temp 0 --swap-at 4:cpu -v");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("moved"), std::string::npos) << r.err;
+}
+
+TEST(GenerateSwap, MovesAreCountedWithoutVerbose) {
+  const CommandResult r = generate("--temp 0 --swap-at 4:cpu:0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("moved from"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("tessera: moved 1 time(s), ending on cpu:0"));
 }
 
 TEST(GenerateSwap, MalformedPlansAreUsageErrors) {

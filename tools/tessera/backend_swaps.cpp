@@ -59,16 +59,14 @@ void BackendSwaps::before_step(Engine& engine) {
   try {
     const MigrationReport r = engine.migrate(target);
     current_spec_ = p.backend;
-    ++moves_;
-    std::fprintf(stderr,
-                 "tessera: moved from %s to %s after %lld tokens in %.1f ms (%lld running, %lld waiting; %lld KV "
-                 "blocks, %s)\n",
-                 r.from.c_str(), r.to.c_str(), static_cast<long long>(generated), r.total_ms,
-                 static_cast<long long>(r.running), static_cast<long long>(r.waiting),
-                 static_cast<long long>(r.kv_blocks), format_bytes(static_cast<double>(r.kv_bytes)).c_str());
     if (verbose_) {
-      std::fprintf(stderr, "tessera:   weights (%s) and cache placed on %s in %.1f ms, KV rows copied in %.1f ms\n",
-                   format_bytes(static_cast<double>(r.weight_bytes)).c_str(), r.to.c_str(), r.place_ms, r.copy_ms);
+      std::fprintf(stderr,
+                   "tessera: moved from %s to %s after %lld tokens in %.1f ms: %lld running and %lld waiting "
+                   "request(s), %lld KV block(s) (%s) copied in %.1f ms, weights (%s) and cache placed in %.1f ms\n",
+                   r.from.c_str(), r.to.c_str(), static_cast<long long>(generated), r.total_ms,
+                   static_cast<long long>(r.running), static_cast<long long>(r.waiting),
+                   static_cast<long long>(r.kv_blocks), format_bytes(static_cast<double>(r.kv_bytes)).c_str(),
+                   r.copy_ms, format_bytes(static_cast<double>(r.weight_bytes)).c_str(), r.place_ms);
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "tessera: warning: --swap-at %lld:%s refused: %s\n", static_cast<long long>(p.after_tokens),

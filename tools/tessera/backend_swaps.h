@@ -24,8 +24,8 @@ std::vector<SwapPoint> parse_swap_points(const std::string& text);
 
 // Opens every backend the plan names up front (a name that does not open is an
 // error before anything runs), then, called before each engine step, moves the
-// engine when the next point is due and logs the move on stderr. A move the target
-// refuses is a warning: the run goes on where it was.
+// engine when the next point is due (logging the move on stderr when verbose). A
+// move the target refuses is a warning: the run goes on where it was.
 class BackendSwaps {
  public:
   // `current` is the backend the engine starts on, opened as `current_spec`; it must
@@ -34,7 +34,6 @@ class BackendSwaps {
                const Backend& current, int32_t n_threads, bool verbose);
 
   void before_step(Engine& engine);
-  int64_t moves() const { return moves_; }
 
  private:
   std::vector<SwapPoint> points_;
@@ -44,7 +43,6 @@ class BackendSwaps {
   const Backend& first_;
   std::string first_spec_;
   bool verbose_;
-  int64_t moves_ = 0;
 };
 
 }  // namespace tessera::cli

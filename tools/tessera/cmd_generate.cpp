@@ -54,7 +54,7 @@ OptionTable generate_options(GenerateFlags& f) {
       .text("--swap-at", "N:BACKEND[,...]",
             "move the running generation to BACKEND once N tokens are generated (e.g. 16:vulkan,48:cpu)",
             &f.swap_at)
-      .flag("-v, --verbose", "say more about what runs (the parts of each --swap-at move)", &f.verbose);
+      .flag("-v, --verbose", "log each --swap-at move: its time, parts and what it copied", &f.verbose);
   return t;
 }
 
@@ -174,6 +174,10 @@ void print_summary(const Engine& engine, size_t n_prompts, double seconds) {
                static_cast<long long>(kv.n_blocks), kv.block_size,
                format_bytes(kv.budget_bytes()).c_str(),
                100.0 * s.mean_waste_fraction, 100.0 * s.kv.prefix_hit_rate, static_cast<long long>(s.preemptions));
+  if (s.migrations > 0) {
+    std::fprintf(stderr, "tessera: moved %lld time(s), ending on %s\n", static_cast<long long>(s.migrations),
+                 engine.executor().device().name().c_str());
+  }
 }
 
 }  // namespace

@@ -140,12 +140,30 @@ TEST_F(VulkanGenerate, MoveToTheCpuInTheMiddleOfAChunkedPrefill) {
   const std::string common = " -n 24 --temp 0 --ignore-eos --max-tokens-per-step 8 --backend ";
   const CommandResult stayed = run_command(tessera_cli("generate -m " + gguf() + " " + prompts + common + "vulkan"));
   const CommandResult moved =
-      run_command(tessera_cli("generate -m " + gguf() + " " + prompts + common + "vulkan --swap-at 2:cpu"));
+      run_command(tessera_cli("generate -m " + gguf() + " " + prompts + common + "vulkan --swap-at 2:cpu -v"));
   ASSERT_EQ(stayed.exit_code, 0) << stayed.err;
   ASSERT_EQ(moved.exit_code, 0) << moved.err;
   EXPECT_EQ(moved.out, stayed.out);
   EXPECT_NE(moved.err.find("moved from vulkan:0 to cpu:0 after 2 tokens"), std::string::npos) << moved.err;
-  EXPECT_NE(moved.err.find("(2 running, 0 waiting"), std::string::npos) << moved.err;
+  EXPECT_NE(moved.err.find(": 2 running and 0 waiting request(s)"), std::string::npos) << moved.err;
+}
+
+// A KV cache bigger than the Vulkan device's memory: the move is refused before anything
+// is allocated there, with the sizes, and the run finishes on the CPU as if asked to stay.
+TEST_F(VulkanGenerate, MoveToADeviceTooSmallIsRefusedAndTheRunGoesOn) {
+  const uint64_t memory = tessera::vulkan::test::session().device->info().memory_bytes;
+  ASSERT_GT(memory, 0u);
+  const std::string kv_mem = " --kv-mem " + std::to_string(memory + (uint64_t{256} << 20));
+  const CommandResult stayed = generate("cpu", "Once upon a time", 24, kv_mem);
+  const CommandResult refused = generate("cpu", "Once upon a time", 24, kv_mem + " --swap-at 8:vulkan");
+  ASSERT_EQ(refused.exit_code, 0) << refused.err;
+  EXPECT_EQ(json_ids(refused.out, "generated_ids"), json_ids(stayed.out, "generated_ids"));
+  EXPECT_NE(refused.err.find("tessera: warning: --swap-at 8:vulkan refused: cannot move the run from cpu:0 to "
+                             "vulkan:0: it needs "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("(the run stays on cpu:0)"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("moved from"), std::string::npos) << refused.err;
 }
 
 // Runs with a driver list that names no driver, as on a machine without a Vulkan driver.
