@@ -79,13 +79,8 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
       n_vocab_(model.compiled().n_vocab) {
   if (options_.kv_block <= 0) throw Error("KV block size must be positive, got " + std::to_string(options_.kv_block));
   const Graph& graph = model.compiled().graph;
-  KvBudgetContext budget;
-  budget.block_size = options_.kv_block;
-  budget.bytes_per_token = graph.kv_bytes_per_token();
-  budget.device_memory_bytes = backend.device->info().memory_bytes;
   weight_bytes_ = weight_bytes(graph, model.weights());
-  budget.weight_bytes = weight_bytes_;
-  budget.default_tokens = static_cast<int64_t>(options_.max_batch) * n_ctx_;
+  const KvBudgetContext budget = budget_context(*backend.device);
   KvCacheConfig config;
   config.block_size = options_.kv_block;
   config.n_blocks = resolve_kv_blocks(options_.kv_budget, budget);
@@ -93,12 +88,23 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
   config.prefix_caching = options_.prefix_caching;
   config.window = release_window(graph);
   book_ = std::make_unique<KvCacheBook>(config);
+  cache_blocks_ = config.n_blocks;
   scheduler_ = std::make_unique<Scheduler>(SchedulerLimits{options_.max_batch, options_.max_tokens_per_step}, *book_);
   executor_ = std::make_unique<GraphExecutor>(graph, model.weights(), backend.device, *backend.registry,
                                               KvCacheShape{config.block_size, config.n_blocks});
 }
 
 Engine::~Engine() = default;
+
+KvBudgetContext Engine::budget_context(const Device& device) const {
+  KvBudgetContext budget;
+  budget.block_size = options_.kv_block;
+  budget.bytes_per_token = model_.compiled().graph.kv_bytes_per_token();
+  budget.device_memory_bytes = device.info().memory_bytes;
+  budget.weight_bytes = weight_bytes_;
+  budget.default_tokens = static_cast<int64_t>(options_.max_batch) * n_ctx_;
+  return budget;
+}
 
 RequestId Engine::submit(Request request) {
   const Tokenizer& tokenizer = model_.tokenizer();
@@ -115,7 +121,7 @@ RequestId Engine::submit(Request request) {
   std::unique_lock lock(inbox_mutex_);
   const RequestId id = next_id_++;
   lock.unlock();
-  check_fits(request, id);
+  check_fits(request, id, cache_blocks_.load());
   auto live = std::make_unique<Live>(id, std::move(request), tokenizer);  // validates the sampling params
   lock.lock();
   submitted_.push_back(std::move(live));
@@ -123,7 +129,7 @@ RequestId Engine::submit(Request request) {
   return id;
 }
 
-void Engine::check_fits(const Request& r, RequestId id) const {
+void Engine::check_fits(const Request& r, RequestId id, int64_t n_blocks) const {
   const auto prompt = static_cast<int64_t>(r.prompt_ids.size());
   if (prompt > n_ctx_) {
     throw Error("request " + std::to_string(id) + ": the prompt has " + std::to_string(prompt) +
@@ -137,14 +143,20 @@ void Engine::check_fits(const Request& r, RequestId id) const {
     // Only the window, plus a step's worth of new tokens and the blocks they straddle.
     blocks = std::min(blocks, blocks_for(c.window + options_.max_tokens_per_step, c.block_size) + 2);
   }
-  if (blocks > c.n_blocks) {
+  if (blocks > n_blocks) {
     throw Error("request " + std::to_string(id) + " needs up to " + std::to_string(tokens) +
                 " tokens of KV cache (prompt " + std::to_string(prompt) + " + up to " +
                 std::to_string(r.max_tokens) + " new) but the whole budget holds " +
-                std::to_string(c.n_blocks * c.block_size) + " tokens (" + std::to_string(c.n_blocks) +
+                std::to_string(n_blocks * c.block_size) + " tokens (" + std::to_string(n_blocks) +
                 " blocks of " + std::to_string(c.block_size) + ", " +
-                format_bytes(c.budget_bytes()) +
+                format_bytes(static_cast<double>(c.bytes_per_token) * static_cast<double>(n_blocks * c.block_size)) +
                 "); raise --kv-mem or ask for fewer tokens");
+  }
+}
+
+void Engine::check_requests_fit(int64_t n_blocks) const {
+  for (const auto& [id, live] : live_) {
+    if (!live->done) check_fits(live->request, id, n_blocks);
   }
 }
 

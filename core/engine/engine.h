@@ -3,12 +3,14 @@
 // scheduler; each step() runs one batched graph step and streams tokens back.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,8 @@ struct MigrationReport {
   int64_t running = 0;         // sequences whose KV rows moved
   int64_t waiting = 0;         // requests queued, holding no KV rows
   int64_t kv_blocks = 0;       // blocks copied: in use, or holding a cached prefix
+  int64_t cache_blocks = 0;    // blocks of the KV cache on the target
+  int64_t preempted = 0;       // sequences preempted for a smaller cache there (recomputed later)
   uint64_t kv_bytes = 0;
   uint64_t weight_bytes = 0;   // weights placed on the target
   double place_ms = 0;         // weights placed, KV cache allocated, kernels chosen there
@@ -96,7 +100,12 @@ class Engine {
   // engine then stays where it was, untouched, and goes on there. A target whose
   // memory is known and smaller than the weights and KV cache is refused before
   // anything is allocated there.
-  MigrationReport migrate(const Backend& target);
+  // With `kv_budget`, the cache there is sized by it (against the target's memory)
+  // instead of keeping its block count: the blocks are renumbered, and when fewer
+  // blocks are left than are in use the newest running sequences are preempted (as
+  // when the cache runs out, recomputed later). A budget that some request in flight
+  // could outgrow is refused.
+  MigrationReport migrate(const Backend& target, const std::optional<KvBudget>& kv_budget = std::nullopt);
   // Something is queued, waiting or running; thread-safe.
   bool has_work() const;
 
@@ -118,7 +127,14 @@ class Engine {
   void on_logits(Live& live, const float* logits);
   void emit_token(Live& live, int32_t token);
   void finish(Live& live, FinishReason reason);
-  void check_fits(const Request& request, RequestId id) const;
+  // Throws when `request` could outgrow a cache of `n_blocks` blocks.
+  void check_fits(const Request& request, RequestId id, int64_t n_blocks) const;
+  // check_fits for every request in flight.
+  void check_requests_fit(int64_t n_blocks) const;
+  // What resolve_kv_blocks needs to size the cache on `device`.
+  KvBudgetContext budget_context(const Device& device) const;
+  // Copies the KV rows into `moved`, renumbering them when its cache differs in size.
+  void move_kv_rows(GraphExecutor& moved, MigrationReport& report);
   void record_step(const StepPlan& plan);
 
   const Model& model_;
@@ -126,6 +142,8 @@ class Engine {
   int64_t n_ctx_;
   int64_t n_vocab_;
   uint64_t weight_bytes_ = 0;  // of the graph's weights, as the file stores them
+  // The cache's block count, for submit's checks on other threads (migrate changes it).
+  std::atomic<int64_t> cache_blocks_{0};
   std::unique_ptr<KvCacheBook> book_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<GraphExecutor> executor_;

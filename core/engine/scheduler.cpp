@@ -61,7 +61,7 @@ bool Scheduler::schedule_running(size_t i, int64_t& tokens_left, StepPlan& plan)
     // Out of blocks: the newest sequence gives its blocks back. Everything after
     // running_[i] is not scheduled yet, so no planned chunk loses its blocks.
     const bool self = running_.back() == w;
-    preempt_newest(plan);
+    plan.preempted.push_back(preempt_newest());
     if (self) return false;
   }
 }
@@ -93,7 +93,7 @@ void Scheduler::admit_waiting(int64_t& tokens_left, StepPlan& plan) {
   }
 }
 
-void Scheduler::preempt_newest(StepPlan& plan) {
+SequenceWork* Scheduler::preempt_newest() {
   SequenceWork* victim = running_.back();
   running_.pop_back();
   book_.free_sequence(victim->seq);
@@ -102,7 +102,13 @@ void Scheduler::preempt_newest(StepPlan& plan) {
   ++victim->preemptions;
   ++preemptions_;
   waiting_.push_front(victim);
-  plan.preempted.push_back(victim);
+  return victim;
+}
+
+int64_t Scheduler::preempt_to(int64_t max_blocks) {
+  int64_t n = 0;
+  for (; !running_.empty() && book_.allocator().n_used() > max_blocks; ++n) preempt_newest();
+  return n;
 }
 
 void Scheduler::complete(const StepPlan& plan) {

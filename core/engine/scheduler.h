@@ -68,6 +68,11 @@ class Scheduler {
   // Removes a finished or cancelled sequence, running or waiting, and frees its blocks.
   void finish(SequenceWork* work);
 
+  // Preempts the newest running sequences, as schedule() does when blocks run out,
+  // until at most `max_blocks` KV blocks are in use or nothing runs (a cache about to
+  // shrink). Returns how many it preempted.
+  int64_t preempt_to(int64_t max_blocks);
+
   size_t n_running() const { return running_.size(); }
   size_t n_waiting() const { return waiting_.size(); }
   bool idle() const { return running_.empty() && waiting_.empty(); }
@@ -78,7 +83,7 @@ class Scheduler {
   // Schedules running_[i]; false when it was preempted itself for lack of blocks.
   bool schedule_running(size_t i, int64_t& tokens_left, StepPlan& plan);
   void admit_waiting(int64_t& tokens_left, StepPlan& plan);
-  void preempt_newest(StepPlan& plan);
+  SequenceWork* preempt_newest();
 
   SchedulerLimits limits_;
   KvCacheBook& book_;

@@ -11,11 +11,9 @@ namespace {
 
 void check_same_layout(const GraphExecutor& from, const GraphExecutor& to) {
   const std::string where = "cannot move the KV cache from " + from.device().name() + " to " + to.device().name();
-  if (from.kv_shape().block_size != to.kv_shape().block_size || from.kv_shape().n_blocks != to.kv_shape().n_blocks) {
-    throw Error(where + ": its layout differs (" + std::to_string(from.kv_shape().n_blocks) + " blocks of " +
-                std::to_string(from.kv_shape().block_size) + " tokens there, " +
-                std::to_string(to.kv_shape().n_blocks) + " of " + std::to_string(to.kv_shape().block_size) +
-                " here)");
+  if (from.kv_shape().block_size != to.kv_shape().block_size) {
+    throw Error(where + ": its blocks hold " + std::to_string(from.kv_shape().block_size) + " tokens there and " +
+                std::to_string(to.kv_shape().block_size) + " here");
   }
   if (from.n_cache_tensors() != to.n_cache_tensors()) {
     throw Error(where + ": " + std::to_string(from.n_cache_tensors()) + " cache tensors there, " +
@@ -31,31 +29,47 @@ void check_same_layout(const GraphExecutor& from, const GraphExecutor& to) {
 
 }  // namespace
 
-KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std::span<const int32_t> blocks) {
+KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std::span<const KvBlockMove> moves) {
   check_same_layout(from, to);
-  std::vector<int32_t> ids(blocks.begin(), blocks.end());
-  std::sort(ids.begin(), ids.end());
-  if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) {
-    throw Error("KV transfer: block " + std::to_string(*std::adjacent_find(ids.begin(), ids.end())) +
-                " is listed twice");
+  std::vector<KvBlockMove> sorted(moves.begin(), moves.end());
+  std::sort(sorted.begin(), sorted.end(), [](const KvBlockMove& a, const KvBlockMove& b) { return a.dst < b.dst; });
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i].dst == sorted[i - 1].dst) {
+      throw Error("KV transfer: block " + std::to_string(sorted[i].dst) + " of the target is written twice");
+    }
   }
   KvTransfer done;
   std::vector<uint8_t> staging;
-  for (size_t run = 0; run < ids.size();) {
+  for (size_t run = 0; run < sorted.size();) {
     size_t end = run + 1;
-    while (end < ids.size() && ids[end] == ids[end - 1] + 1) ++end;
+    while (end < sorted.size() && sorted[end].dst == sorted[end - 1].dst + 1 &&
+           sorted[end].src == sorted[end - 1].src + 1) {
+      ++end;
+    }
     const auto count = static_cast<int32_t>(end - run);
     for (int32_t k = 0; k < from.n_cache_tensors(); ++k) {
       const uint64_t bytes = from.kv_block_bytes(k) * static_cast<uint64_t>(count);
       staging.resize(bytes);
-      from.read_kv_blocks(k, ids[run], count, staging.data());
-      to.write_kv_blocks(k, ids[run], count, staging.data());
+      from.read_kv_blocks(k, sorted[run].src, count, staging.data());
+      to.write_kv_blocks(k, sorted[run].dst, count, staging.data());
       done.bytes += bytes;
     }
     done.blocks += count;
     run = end;
   }
   return done;
+}
+
+KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std::span<const int32_t> blocks) {
+  if (from.kv_shape().n_blocks != to.kv_shape().n_blocks) {
+    throw Error("cannot move the KV cache from " + from.device().name() + " to " + to.device().name() +
+                " block for block: it has " + std::to_string(from.kv_shape().n_blocks) + " blocks there and " +
+                std::to_string(to.kv_shape().n_blocks) + " here");
+  }
+  std::vector<KvBlockMove> moves;
+  moves.reserve(blocks.size());
+  for (int32_t b : blocks) moves.push_back({b, b});
+  return transfer_kv_blocks(from, to, moves);
 }
 
 }  // namespace tessera

@@ -1,6 +1,7 @@
 // Moving the paged KV cache from one executor to another (another device, another
-// backend): the rows of the blocks in use are copied to the same block ids, so the
-// block tables and the prefix index stay valid as they are.
+// backend): the rows of the blocks in use are copied block by block, to the same
+// ids (the block tables and prefix index stay valid as they are) or renumbered (a
+// cache sized differently there, see KvCacheBook::resize).
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,18 @@ struct KvTransfer {
   uint64_t bytes = 0;  // bytes read from the source, and written to the target
 };
 
-// Copies blocks `blocks` (any order, no repeats) of every cache tensor of `from` into
-// `to`. Runs of consecutive ids go as one read and one write per cache tensor. Throws
-// tessera::Error when the two caches differ in tensors, block size, block count or
-// dtype, or a block id is outside them; `from` is never changed.
+// Block `src` of the source cache goes to block `dst` of the target.
+struct KvBlockMove {
+  int32_t src = 0;
+  int32_t dst = 0;
+};
+
+// Copies every cache tensor's rows of each moved block from `from` to `to`. Runs
+// consecutive in both caches go as one read and one write per cache tensor. Throws
+// tessera::Error when the two caches differ in tensors, block size or dtype, a block
+// id is outside its cache, or a target block is written twice; `from` is never changed.
+KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std::span<const KvBlockMove> moves);
+// The same, each of `blocks` to the same id (the caches must have as many blocks).
 KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std::span<const int32_t> blocks);
 
 }  // namespace tessera

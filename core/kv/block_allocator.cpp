@@ -101,6 +101,47 @@ int32_t BlockAllocator::ref_count(int32_t id) const {
   return ref_counts_[static_cast<size_t>(id)];
 }
 
+std::vector<int32_t> BlockAllocator::cached_free_blocks() const {
+  std::vector<int32_t> ids;
+  for (int32_t id = lru_head_; id >= 0; id = lru_next_[static_cast<size_t>(id)]) ids.push_back(id);
+  return ids;
+}
+
+BlockAllocator BlockAllocator::renumbered(std::span<const int32_t> new_id, int64_t n_blocks) const {
+  if (static_cast<int64_t>(new_id.size()) != this->n_blocks()) {
+    throw Error("BlockAllocator: renumbering of " + std::to_string(this->n_blocks()) + " blocks given " +
+                std::to_string(new_id.size()) + " new ids");
+  }
+  BlockAllocator out(n_blocks);
+  std::vector<uint8_t> taken(static_cast<size_t>(n_blocks), 0);
+  for (size_t b = 0; b < new_id.size(); ++b) {
+    const int32_t to = new_id[b];
+    if (to < 0) {
+      if (ref_counts_[b] > 0) {
+        throw Error("BlockAllocator: renumbering drops block " + std::to_string(b) + ", which is in use");
+      }
+      continue;
+    }
+    if (to >= n_blocks || taken[static_cast<size_t>(to)]) {
+      throw Error("BlockAllocator: renumbering maps block " + std::to_string(b) + " to " + std::to_string(to) +
+                  (to >= n_blocks ? ", outside the new pool of " + std::to_string(n_blocks)
+                                  : ", which another block already takes"));
+    }
+    taken[static_cast<size_t>(to)] = 1;
+    out.ref_counts_[static_cast<size_t>(to)] = ref_counts_[b];
+    out.cached_[static_cast<size_t>(to)] = cached_[b];
+  }
+  // The eviction queue keeps its order; the plain free stack is the ids nothing took.
+  for (int32_t id : cached_free_blocks()) {
+    if (new_id[static_cast<size_t>(id)] >= 0) out.lru_push_back(new_id[static_cast<size_t>(id)]);
+  }
+  out.free_stack_.clear();
+  for (int64_t id = n_blocks - 1; id >= 0; --id) {
+    if (!taken[static_cast<size_t>(id)]) out.free_stack_.push_back(static_cast<int32_t>(id));
+  }
+  return out;
+}
+
 void BlockAllocator::check_id(int32_t id, const char* operation) const {
   if (id < 0 || id >= n_blocks()) {
     throw Error(std::string("BlockAllocator: ") + operation + " of block " +

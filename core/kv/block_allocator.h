@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,16 @@ class BlockAllocator {
   // Blocks allocate() can hand out: plain free plus cached free.
   int64_t n_free() const { return static_cast<int64_t>(free_stack_.size()) + n_cached_free_; }
   int64_t n_used() const { return n_blocks() - n_free(); }
+  // The cached free blocks, least recently freed (evicted first) to most recently.
+  std::vector<int32_t> cached_free_blocks() const;
+
+  // A pool of `n_blocks` holding this one's kept blocks under new ids: block b is
+  // kept as new_id[b] when new_id[b] >= 0 ([n_blocks()] entries, kept ids distinct
+  // and in range), with its reference count, cached mark and place in the eviction
+  // queue; every other id of the new pool is plainly free, handed out in ascending
+  // order. Every block in use must be kept. No eviction handler is carried over.
+  // Throws tessera::Error naming the broken rule.
+  BlockAllocator renumbered(std::span<const int32_t> new_id, int64_t n_blocks) const;
   // Free blocks that still hold a reusable prefix.
   int64_t n_cached_free() const { return n_cached_free_; }
 

@@ -135,4 +135,14 @@ int32_t BlockTable::slot_in_blocks(int64_t position) const {
   return static_cast<int32_t>(block * block_size_ + position % block_size_);
 }
 
+void BlockTable::renumber(std::span<const int32_t> new_id) {
+  for (int32_t& b : blocks_) {
+    if (b == kReleasedBlock) continue;
+    if (b < 0 || static_cast<size_t>(b) >= new_id.size() || new_id[static_cast<size_t>(b)] < 0) {
+      throw Error("BlockTable: renumbering gives no new id to block " + std::to_string(b) + ", which it holds");
+    }
+    b = new_id[static_cast<size_t>(b)];
+  }
+}
+
 }  // namespace tessera

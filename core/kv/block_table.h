@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "core/kv/block_allocator.h"
@@ -73,6 +74,11 @@ class BlockTable {
   // then wait longer in the eviction queue than its head, whose loss would make
   // every later block of the chain unreachable.
   void release_newest_first(BlockAllocator& allocator);
+
+  // Replaces every block id b it holds by new_id[b] (a cache renumbered by
+  // BlockAllocator::renumbered); released entries stay released. Throws when a held
+  // block has no new id.
+  void renumber(std::span<const int32_t> new_id);
 
   // Cache row of the token at `position` (0 <= position < n_tokens()); throws when
   // its block was released.

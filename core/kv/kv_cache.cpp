@@ -282,6 +282,36 @@ std::vector<int32_t> KvCacheBook::occupied_blocks() const {
   return ids;
 }
 
+std::vector<int32_t> KvCacheBook::plan_resize(int64_t n_blocks) const {
+  KvCacheConfig resized = config_;
+  resized.n_blocks = n_blocks;
+  checked(resized);
+  if (allocator_.n_used() > n_blocks) {
+    throw Error("KV cache: " + std::to_string(allocator_.n_used()) + " blocks are in use, more than the " +
+                std::to_string(n_blocks) + " of the resized cache");
+  }
+  std::vector<int32_t> new_id(static_cast<size_t>(allocator_.n_blocks()), -1);
+  std::vector<uint8_t> keep(new_id.size(), 0);
+  for (int32_t id = 0; id < allocator_.n_blocks(); ++id) keep[static_cast<size_t>(id)] = allocator_.ref_count(id) > 0;
+  int64_t room = n_blocks - allocator_.n_used();
+  const std::vector<int32_t> cached = allocator_.cached_free_blocks();
+  for (auto it = cached.rbegin(); it != cached.rend() && room > 0; ++it, --room) keep[static_cast<size_t>(*it)] = 1;
+  int32_t next = 0;
+  for (size_t id = 0; id < keep.size(); ++id) {
+    if (keep[id]) new_id[id] = next++;
+  }
+  return new_id;
+}
+
+void KvCacheBook::resize(int64_t n_blocks, std::span<const int32_t> new_id) {
+  BlockAllocator allocator = allocator_.renumbered(new_id, n_blocks);  // checks the plan first
+  for (auto& [id, s] : sequences_) s.table.renumber(new_id);
+  index_.renumber(new_id, n_blocks);
+  allocator_ = std::move(allocator);
+  allocator_.set_eviction_handler([this](int32_t block) { index_.erase(block); });
+  config_.n_blocks = n_blocks;
+}
+
 void KvCacheBook::throw_cache_full(SeqId seq, int64_t blocks_needed) const {
   std::string message = "KV cache full: sequence " + std::to_string(seq) + " needs " +
                         std::to_string(blocks_needed) + " more block" +

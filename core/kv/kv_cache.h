@@ -142,6 +142,17 @@ class KvCacheBook {
   // Moving the cache to another device copies these and no others.
   std::vector<int32_t> occupied_blocks() const;
 
+  // Renumbering the cache into `n_blocks` blocks, for a move to a device where it is
+  // sized differently. plan_resize gives the new id of each block (-1: dropped):
+  // blocks in use keep their rows, in the order of their old ids, then free blocks
+  // holding a cached prefix, as many as fit, the most recently freed first. It
+  // throws, changing nothing, when more than n_blocks blocks are in use (preempt
+  // first). resize applies a plan: allocator, block tables and prefix index
+  // renumbered, the dropped cached blocks forgotten. Copy the rows (old id -> new id)
+  // to the new cache before the next step.
+  std::vector<int32_t> plan_resize(int64_t n_blocks) const;
+  void resize(int64_t n_blocks, std::span<const int32_t> new_id);
+
  private:
   struct Sequence {
     BlockTable table;

@@ -66,4 +66,17 @@ bool PrefixIndex::has_block(int32_t block) const {
          by_block_[static_cast<size_t>(block)].used;
 }
 
+void PrefixIndex::renumber(std::span<const int32_t> new_id, int64_t n_blocks) {
+  std::vector<Entry> moved(static_cast<size_t>(n_blocks));
+  by_key_.clear();
+  for (size_t b = 0; b < by_block_.size(); ++b) {
+    Entry& e = by_block_[b];
+    if (!e.used || b >= new_id.size() || new_id[b] < 0) continue;
+    const auto to = static_cast<size_t>(new_id[b]);
+    by_key_.emplace(e.key, static_cast<int32_t>(to));
+    moved.at(to) = std::move(e);
+  }
+  by_block_ = std::move(moved);
+}
+
 }  // namespace tessera

@@ -33,6 +33,9 @@ class PrefixIndex {
   // Forgets the block's key (it was evicted); no-op when it has none.
   void erase(int32_t block);
   bool has_block(int32_t block) const;
+  // Moves every entry of block b to new_id[b] in an index of `n_blocks` blocks; the
+  // entries of blocks without a new id (new_id[b] < 0) are forgotten.
+  void renumber(std::span<const int32_t> new_id, int64_t n_blocks);
   int64_t size() const { return static_cast<int64_t>(by_key_.size()); }
 
  private:

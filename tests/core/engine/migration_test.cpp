@@ -1,7 +1,8 @@
 // Engine::migrate on stories260K between two CPU devices (the cross-backend moves
 // run in the Vulkan tests): greedy and seeded output token for token the same as a
 // run that never moved, with several sequences, back and forth, in the middle of a
-// chunked prefill, with an int8 KV cache; the prefix cache kept; a target that
+// chunked prefill, with an int8 KV cache, into a smaller cache that forces
+// preemption and back into a bigger one; the prefix cache kept; a target that
 // lacks a kernel refused with the run going on where it was; and the block copy
 // under it (transfer_kv_blocks).
 #include <gmock/gmock.h>
@@ -209,6 +210,56 @@ TEST(EngineMigration, ATargetWithoutAKernelIsRefusedAndTheRunGoesOn) {
   EXPECT_EQ(&engine.executor().device(), m.backend.device.get());
 }
 
+// A cache of 7 blocks of 8 on the target: each request still fits alone (the
+// longest needs 52 tokens), but the three together hold more when the move comes.
+TEST(EngineMigration, ASmallerCacheOnTheTargetPreemptsAndTheOutputStaysTheSame) {
+  const LoadedModel& m = stories();
+  OtherCpu other;
+  Engine stayed(*m.model, m.backend, small_steps(64));
+  const auto reference = run_batch(stayed, requests(greedy()));
+
+  Engine engine(*m.model, m.backend, small_steps(64));
+  std::vector<MigrationReport> reports;
+  auto move = [&] {
+    if (engine.stats().steps == 10) reports.push_back(engine.migrate(other.backend, KvBudget::tokens(56)));
+    if (engine.stats().steps == 30) reports.push_back(engine.migrate(m.backend, KvBudget::tokens(1024)));
+  };
+  expect_same_tokens(run_batch(engine, requests(greedy()), move), reference);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].cache_blocks, 7);
+  EXPECT_GT(reports[0].preempted, 0);
+  EXPECT_LE(reports[0].kv_blocks, 7);
+  EXPECT_EQ(reports[1].cache_blocks, 128);
+  EXPECT_EQ(reports[1].preempted, 0);
+  EXPECT_GE(engine.stats().preemptions, reports[0].preempted);
+  EXPECT_EQ(engine.kv_cache().config().n_blocks, 128);
+  EXPECT_EQ(engine.executor().kv_shape().n_blocks, 128);
+  expect_all_blocks_free(engine);
+}
+
+TEST(EngineMigration, ABudgetARequestCouldOutgrowIsRefused) {
+  const LoadedModel& m = stories();
+  OtherCpu other;
+  Engine stayed(*m.model, m.backend, small_steps(64));
+  const auto reference = run_batch(stayed, requests(greedy()));
+
+  Engine engine(*m.model, m.backend, small_steps(64));
+  std::string refusal;
+  auto try_move = [&] {
+    if (engine.stats().steps != 4) return;
+    try {
+      engine.migrate(other.backend, KvBudget::tokens(16));
+    } catch (const Error& e) {
+      refusal = e.what();
+    }
+  };
+  expect_same_tokens(run_batch(engine, requests(greedy()), try_move), reference);
+  EXPECT_THAT(refusal, HasSubstr("cannot move the run from cpu:0 to cpu:0: request 0 needs up to 44 tokens"));
+  EXPECT_THAT(refusal, HasSubstr("but the whole budget holds 16 tokens (2 blocks of 8"));
+  EXPECT_EQ(engine.stats().preemptions, 0);
+  EXPECT_EQ(engine.kv_cache().config().n_blocks, 128);
+}
+
 GraphExecutor executor_on(const LoadedModel& m, const Backend& b, int64_t n_blocks) {
   return GraphExecutor(m.model->compiled().graph, m.model->weights(), b.device, *b.registry,
                        KvCacheShape{8, n_blocks});
@@ -254,7 +305,7 @@ TEST(KvTransfer, RefusesCachesOfAnotherLayoutAndRepeatedBlocks) {
         try {
           transfer_kv_blocks(from, smaller, one);
         } catch (const Error& e) {
-          EXPECT_THAT(e.what(), HasSubstr("its layout differs (16 blocks of 8 tokens there, 8 of 8 here)"));
+          EXPECT_THAT(e.what(), HasSubstr("block for block: it has 16 blocks there and 8 here"));
           throw;
         }
       },

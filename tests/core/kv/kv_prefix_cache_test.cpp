@@ -186,5 +186,77 @@ TEST(KvSlidingWindow, NegativeWindowIsRefused) {
   EXPECT_THROW(KvCacheBook book({.block_size = 4, .n_blocks = 4, .bytes_per_token = 0, .window = -1}), Error);
 }
 
+// Resizing (a cache moving to a device where it has another size): blocks in use
+// keep their rows under new ids in old-id order, cached free blocks fill what room
+// is left, newest first, and lookups, tables and later allocations follow.
+TEST(KvCacheResize, BlocksInUseAreRenumberedInOrderAndTheTablesFollow) {
+  KvCacheBook book({.block_size = 4, .n_blocks = 16, .prefix_caching = true});
+  const SeqId a = computed_sequence(book, iota_tokens(10));      // blocks 0, 1, 2
+  const SeqId b = computed_sequence(book, iota_tokens(6, 500));  // blocks 3 (full), 4
+  const SeqId c = computed_sequence(book, iota_tokens(7, 900));  // blocks 5 (full), 6
+  book.free_sequence(b);  // 3 waits cached, 4 is plainly free
+  const std::vector<int32_t> new_id = book.plan_resize(6);
+  // Five in use keep their order; room for one cached block: 3.
+  EXPECT_THAT(new_id, ElementsAre(0, 1, 2, 3, -1, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  book.resize(6, new_id);
+  EXPECT_EQ(book.config().n_blocks, 6);
+  EXPECT_THAT(book.table(a).blocks(), ElementsAre(0, 1, 2));
+  EXPECT_THAT(book.table(c).blocks(), ElementsAre(4, 5));
+  EXPECT_EQ(book.stats().blocks_used, 5);
+  EXPECT_EQ(book.stats().blocks_cached, 1);
+  // b's full block is still found, under its new id, and so are c's and a's in use.
+  const PrefixHit hit = book.add_sequence_with_prefix(iota_tokens(6, 500));
+  EXPECT_EQ(hit.cached_tokens, 4);
+  EXPECT_THAT(book.table(hit.seq).blocks(), ElementsAre(3));
+  EXPECT_EQ(book.probe_prefix(iota_tokens(9, 900)).cached_tokens, 4);
+  EXPECT_EQ(book.probe_prefix(iota_tokens(12)).cached_tokens, 8);
+  EXPECT_EQ(book.free_blocks(), 0);
+}
+
+TEST(KvCacheResize, CachedBlocksBeyondTheRoomAreForgottenOldestFirst) {
+  KvCacheBook book({.block_size = 4, .n_blocks = 8, .prefix_caching = true});
+  const SeqId old_one = computed_sequence(book, iota_tokens(4, 100));  // block 0
+  book.free_sequence(old_one);
+  const SeqId new_one = computed_sequence(book, iota_tokens(4, 200));  // block 1
+  book.free_sequence(new_one);
+  const SeqId running = computed_sequence(book, iota_tokens(3, 300));  // block 2, partly filled
+  const std::vector<int32_t> new_id = book.plan_resize(2);
+  EXPECT_EQ(new_id[0], -1);  // freed first: dropped
+  EXPECT_EQ(new_id[1], 0);
+  EXPECT_EQ(new_id[2], 1);
+  book.resize(2, new_id);
+  EXPECT_EQ(book.probe_prefix(iota_tokens(5, 100)).cached_tokens, 0);
+  EXPECT_EQ(book.probe_prefix(iota_tokens(5, 200)).cached_tokens, 4);
+  EXPECT_THAT(book.table(running).blocks(), ElementsAre(1));
+  // The one block left to allocate is the cached one: taking it evicts its prefix.
+  const SeqId next = book.add_sequence();
+  book.reserve(next, 4);
+  EXPECT_THAT(book.table(next).blocks(), ElementsAre(0));
+  EXPECT_EQ(book.probe_prefix(iota_tokens(5, 200)).cached_tokens, 0);
+  EXPECT_FALSE(book.try_reserve(next, 1).has_value());
+}
+
+TEST(KvCacheResize, GrowingKeepsEveryBlockAndAddsFreeOnes) {
+  KvCacheBook book({.block_size = 4, .n_blocks = 4, .prefix_caching = true});
+  const SeqId s = computed_sequence(book, iota_tokens(9));  // blocks 0, 1, 2
+  book.resize(32, book.plan_resize(32));
+  EXPECT_THAT(book.table(s).blocks(), ElementsAre(0, 1, 2));
+  EXPECT_EQ(book.free_blocks(), 29);
+  book.reserve(s, 12);  // fills block 2, then three new blocks in ascending order
+  EXPECT_THAT(book.table(s).blocks(), ElementsAre(0, 1, 2, 3, 4, 5));
+}
+
+TEST(KvCacheResize, RefusesFewerBlocksThanAreInUse) {
+  KvCacheBook book({.block_size = 4, .n_blocks = 8});
+  const SeqId s = book.add_sequence();
+  book.reserve(s, 12);
+  EXPECT_THAT([&] { book.plan_resize(2); },
+              ::testing::ThrowsMessage<Error>(
+                  ::testing::HasSubstr("3 blocks are in use, more than the 2 of the resized cache")));
+  EXPECT_THROW(book.plan_resize(0), Error);
+  EXPECT_EQ(book.config().n_blocks, 8);
+  EXPECT_THAT(book.table(s).blocks(), ElementsAre(0, 1, 2));
+}
+
 }  // namespace
 }  // namespace tessera
