@@ -32,7 +32,7 @@ TEST(GenerateSwap, GreedyTextIsTheSameWithMovesInTheMiddle) {
   EXPECT_THAT(moved.err, HasSubstr("tessera: moved from cpu:0 to cpu:0 after 6 tokens in "));
   EXPECT_THAT(moved.err, HasSubstr("after 20 tokens"));
   EXPECT_THAT(moved.err, HasSubstr("after 30 tokens"));
-  EXPECT_THAT(moved.err, HasSubstr(": 2 running and 0 waiting request(s), 2 KV block(s) (40.0 KiB) copied in "));
+  EXPECT_THAT(moved.err, HasSubstr(": 2 running and 0 waiting request(s) (0 preempted), 2 KV block(s) (40.0 KiB) copied in "));
   EXPECT_THAT(moved.err, HasSubstr("tessera: moved 3 time(s), ending on cpu:0"));
 }
 
@@ -56,6 +56,24 @@ TEST(GenerateSwap, MovesAreCountedWithoutVerbose) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("moved from"), std::string::npos) << r.err;
   EXPECT_THAT(r.err, HasSubstr("tessera: moved 1 time(s), ending on cpu:0"));
+}
+
+// 4 blocks of 16 tokens on the target: each prompt with its 40 tokens takes 3, so
+// the two together are preempted in turn there, and the text stays the same.
+TEST(GenerateSwap, ASmallerCacheOnTheTargetPreemptsAndTheTextStaysTheSame) {
+  const CommandResult stayed = generate("--temp 0");
+  const CommandResult moved = generate("--temp 0 --swap-at 10:cpu:0 --swap-kv-mem 80K -v");
+  ASSERT_EQ(moved.exit_code, 0) << moved.err;
+  EXPECT_EQ(moved.out, stayed.out);
+  EXPECT_THAT(moved.err, HasSubstr("copied in "));
+  EXPECT_THAT(moved.err, HasSubstr(" into a cache of 4, "));
+  EXPECT_EQ(moved.err.find(" 0 preemption(s)"), std::string::npos) << moved.err;
+}
+
+TEST(GenerateSwap, ABadTargetBudgetIsAUsageError) {
+  const CommandResult r = generate("--temp 0 --swap-at 10:cpu:0 --swap-kv-mem lots");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--swap-kv-mem: "));
 }
 
 TEST(GenerateSwap, MalformedPlansAreUsageErrors) {

@@ -35,9 +35,10 @@ std::vector<SwapPoint> parse_swap_points(const std::string& text) {
 }
 
 BackendSwaps::BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
-                           const Backend& current, int32_t n_threads, bool verbose)
+                           const Backend& current, int32_t n_threads, std::optional<KvBudget> kv_budget,
+                           bool verbose)
     : points_(std::move(points)), current_spec_(current_spec), first_(current), first_spec_(current_spec),
-      verbose_(verbose) {
+      kv_budget_(kv_budget), verbose_(verbose) {
   for (const SwapPoint& p : points_) {
     if (p.backend == first_spec_ || opened_.count(p.backend)) continue;
     try {
@@ -57,16 +58,19 @@ void BackendSwaps::before_step(Engine& engine) {
   if (p.backend == current_spec_) return;  // already there
   const Backend& target = p.backend == first_spec_ ? first_ : opened_.at(p.backend);
   try {
-    const MigrationReport r = engine.migrate(target);
+    const MigrationReport r = engine.migrate(target, kv_budget_);
     current_spec_ = p.backend;
     if (verbose_) {
       std::fprintf(stderr,
                    "tessera: moved from %s to %s after %lld tokens in %.1f ms: %lld running and %lld waiting "
-                   "request(s), %lld KV block(s) (%s) copied in %.1f ms, weights (%s) and cache placed in %.1f ms\n",
+                   "request(s) (%lld preempted), %lld KV block(s) (%s) copied in %.1f ms into a cache of %lld, "
+                   "weights (%s) and cache placed in %.1f ms\n",
                    r.from.c_str(), r.to.c_str(), static_cast<long long>(generated), r.total_ms,
                    static_cast<long long>(r.running), static_cast<long long>(r.waiting),
+                   static_cast<long long>(r.preempted),
                    static_cast<long long>(r.kv_blocks), format_bytes(static_cast<double>(r.kv_bytes)).c_str(),
-                   r.copy_ms, format_bytes(static_cast<double>(r.weight_bytes)).c_str(), r.place_ms);
+                   r.copy_ms, static_cast<long long>(r.cache_blocks),
+                   format_bytes(static_cast<double>(r.weight_bytes)).c_str(), r.place_ms);
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "tessera: warning: --swap-at %lld:%s refused: %s\n", static_cast<long long>(p.after_tokens),

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,10 @@ std::vector<SwapPoint> parse_swap_points(const std::string& text);
 class BackendSwaps {
  public:
   // `current` is the backend the engine starts on, opened as `current_spec`; it must
-  // outlive this object.
+  // outlive this object. `kv_budget`: how the KV cache is sized on each target
+  // (nullopt: the same blocks as now).
   BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
-               const Backend& current, int32_t n_threads, bool verbose);
+               const Backend& current, int32_t n_threads, std::optional<KvBudget> kv_budget, bool verbose);
 
   void before_step(Engine& engine);
 
@@ -42,6 +44,7 @@ class BackendSwaps {
   std::map<std::string, Backend> opened_;  // by spec, the starting one excluded
   const Backend& first_;
   std::string first_spec_;
+  std::optional<KvBudget> kv_budget_;
   bool verbose_;
 };
 

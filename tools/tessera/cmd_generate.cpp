@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "core/engine/engine.h"
 #include "core/util/error.h"
@@ -25,6 +26,7 @@ struct GenerateFlags {
   std::vector<std::string> prompts;
   std::string prompt_file;
   std::string swap_at;
+  std::string swap_kv_mem;
   int64_t n_predict = 128;
   double temperature = 0.8, top_p = 0.95, min_p = 0.05, repeat_penalty = 1.0;
   int64_t top_k = 40, repeat_last_n = 64, seed = 0;
@@ -54,6 +56,10 @@ OptionTable generate_options(GenerateFlags& f) {
       .text("--swap-at", "N:BACKEND[,...]",
             "move the running generation to BACKEND once N tokens are generated (e.g. 16:vulkan,48:cpu)",
             &f.swap_at)
+      .text("--swap-kv-mem", "SIZE",
+            "KV cache budget on each --swap-at target, as --kv-mem (fewer blocks than in use preempt the "
+            "newest requests); default: the same blocks, or --kv-mem's fraction of the target's memory",
+            &f.swap_kv_mem)
       .flag("-v, --verbose", "log each --swap-at move: its time, parts and what it copied", &f.verbose);
   return t;
 }
@@ -180,6 +186,21 @@ void print_summary(const Engine& engine, size_t n_prompts, double seconds) {
   }
 }
 
+// How the KV cache is sized on a --swap-at target: --swap-kv-mem, else a --kv-mem
+// fraction taken of the target's memory, else nullopt (the same blocks).
+std::optional<KvBudget> swap_kv_budget(const GenerateFlags& f) {
+  const std::string& text = f.swap_kv_mem.empty() ? f.engine.kv_mem : f.swap_kv_mem;
+  if (text.empty()) return std::nullopt;
+  KvBudget budget;
+  try {
+    budget = parse_kv_budget(text);
+  } catch (const Error& e) {
+    throw UsageError{std::string(f.swap_kv_mem.empty() ? "--kv-mem: " : "--swap-kv-mem: ") + e.what()};
+  }
+  if (f.swap_kv_mem.empty() && budget.kind != KvBudget::Kind::DeviceFraction) return std::nullopt;
+  return budget;
+}
+
 }  // namespace
 
 int run_generate(const Args& args) {
@@ -204,9 +225,10 @@ int run_generate(const Args& args) {
   sampling.validate();
 
   const std::vector<SwapPoint> swap_points = f.swap_at.empty() ? std::vector<SwapPoint>{} : parse_swap_points(f.swap_at);
+  const std::optional<KvBudget> swap_budget = swap_kv_budget(f);
   Runtime rt = load_runtime(f.runtime);
   BackendSwaps swaps(*rt.host, swap_points, f.runtime.backend, rt.backend, static_cast<int32_t>(f.runtime.threads),
-                     f.verbose);
+                     swap_budget, f.verbose);
   const Tokenizer& tokenizer = rt.model->tokenizer();
   std::vector<std::vector<int32_t>> prompt_ids;
   int64_t longest = 0;
