@@ -1,44 +1,38 @@
 #include "core/exec/graph_executor.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "core/tensor/transpose.h"
 #include "core/util/error.h"
 
 namespace tessera {
-namespace {
-
-// The dtype a node's kernel is registered under (see the op list in plugin_abi.h).
-DType key_dtype(const Graph& g, const GraphNode& n) {
-  switch (n.op) {
-    case OpKind::MatMul:
-    case OpKind::Attention:
-      return g.tensor(n.inputs.at(1)).dtype;
-    case OpKind::KvWrite:
-      return g.tensor(n.output).dtype;
-    default:
-      return g.tensor(n.inputs.at(0)).dtype;
-  }
-}
-
-std::string describe_node(const GraphNode& n, size_t index) {
-  return "node " + std::to_string(index) + " (" + std::string(op_name(n.op)) +
-         (n.label.empty() ? "" : ", " + n.label) + ")";
-}
-
-}  // namespace
 
 GraphExecutor::GraphExecutor(const Graph& graph, const WeightFile& weights, std::shared_ptr<Device> device,
-                             const KernelRegistry& registry, KvCacheShape kv)
-    : graph_(graph), device_(std::move(device)), kv_(kv) {
+                             const KernelRegistry& registry, KvCacheShape kv, const FallbackTarget* fallback)
+    : graph_(graph), kv_(kv) {
   if (graph_.logits() < 0) throw Error("the model graph has no logits output");
   if (kv_.block_size <= 0 || kv_.n_blocks <= 0) {
     throw Error("KV cache needs a positive block size and block count (got " +
                 std::to_string(kv_.block_size) + " and " + std::to_string(kv_.n_blocks) + ")");
   }
-  placement_.resize(graph_.tensors().size());
-  resolve_kernels(registry);
+  devices_.push_back(std::move(device));
+  std::vector<ExecutionTarget> targets{{devices_[0].get(), &registry}};
+  kernel_plugins_ = registry.plugins();
+  if (fallback && fallback->device && fallback->registry && fallback->device != devices_[0]) {
+    devices_.push_back(fallback->device);
+    targets.push_back({fallback->device.get(), fallback->registry});
+    for (const auto& p : fallback->registry->plugins()) kernel_plugins_.push_back(p);
+  }
+  nodes_ = place_nodes(graph_, targets);
+  if (devices_.size() > 1 && std::find(nodes_.node_target.begin(), nodes_.node_target.end(), 1) ==
+                                 nodes_.node_target.end()) {
+    devices_.resize(1);  // the main device runs everything: no buffers on the fallback
+  }
+  placement_.assign(devices_.size(), std::vector<Placement>(graph_.tensors().size()));
+  arenas_.resize(devices_.size());
+  plan_segments();
   place_weights(weights);
   allocate_cache();
 }
@@ -47,24 +41,38 @@ GraphExecutor::Placement GraphExecutor::place_in(const DeviceBuffer& buffer, uin
   return {buffer.handle(), offset, static_cast<std::byte*>(buffer.host_ptr())};
 }
 
-void GraphExecutor::resolve_kernels(const KernelRegistry& registry) {
-  kernel_plugins_ = registry.plugins();
-  kernels_.clear();
-  kernels_.reserve(graph_.nodes().size());
-  for (size_t i = 0; i < graph_.nodes().size(); ++i) {
-    const GraphNode& n = graph_.nodes()[i];
-    const DType dtype = key_dtype(graph_, n);
-    const RegisteredKernel* k = registry.find(n.op, dtype, device_->plugin());
-    if (!k) {
-      throw Error("backend '" + device_->plugin().name() + "' has no kernel for " +
-                  std::string(op_name(n.op)) + " with " + std::string(dtype_name(dtype)) + " data, needed by " +
-                  describe_node(n, i));
+void GraphExecutor::plan_segments() {
+  const auto& nodes = graph_.nodes();
+  std::vector<int> writers(graph_.tensors().size(), 0);
+  for (const GraphNode& n : nodes) ++writers[static_cast<size_t>(n.output)];
+  std::map<std::pair<int, int>, size_t> mirror_of;  // (tensor, device) -> index in mirrors_
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const int d = nodes_.node_target[i];
+    if (segments_.empty() || segments_.back().device != d) segments_.push_back({d, i, i, {}});
+    segments_.back().end = i + 1;
+    for (int in : nodes[i].inputs) {
+      const GraphTensor& t = graph_.tensor(in);
+      if (t.role != TensorRole::Activation || nodes_.tensor_home[static_cast<size_t>(in)] == d) continue;
+      if (writers[static_cast<size_t>(in)] != 1) {
+        throw Error("activation '" + t.name + "' is written by " + std::to_string(writers[static_cast<size_t>(in)]) +
+                    " nodes and read on another device, which the executor cannot copy between devices");
+      }
+      auto [it, fresh] = mirror_of.try_emplace({in, d}, mirrors_.size());
+      if (fresh) {
+        mirrors_.push_back({in, d, static_cast<int>(i), static_cast<int>(i)});
+        segments_.back().fills.push_back(it->second);
+      }
+      mirrors_[it->second].last_reader = static_cast<int>(i);
     }
-    kernels_.push_back(*k);  // the device's own kernel, or a kernel plugin's extending it
   }
 }
 
 void GraphExecutor::place_weights(const WeightFile& weights) {
+  // The devices whose nodes read each weight; one placement on each.
+  std::vector<std::set<int>> readers(graph_.tensors().size());
+  for (size_t i = 0; i < graph_.nodes().size(); ++i) {
+    for (int in : graph_.nodes()[i].inputs) readers[static_cast<size_t>(in)].insert(nodes_.node_target[i]);
+  }
   for (size_t i = 0; i < graph_.tensors().size(); ++i) {
     const GraphTensor& t = graph_.tensors()[i];
     if (t.role != TensorRole::Weight) continue;
@@ -84,10 +92,14 @@ void GraphExecutor::place_weights(const WeightFile& weights) {
       data = widened_copy(*view);
       n_bytes = static_cast<uint64_t>(view->n_elements()) * sizeof(float);
     }
-    // Kernels only read weights, so handing the read-only mapping to the device is safe.
-    owned_.push_back(DeviceBuffer::wrap_host(device_, const_cast<void*>(data), n_bytes, t.file_name));
-    placement_[i] = place_in(owned_.back(), 0);
-    weight_bytes_ += n_bytes;
+    if (readers[i].empty()) readers[i].insert(0);
+    for (int d : readers[i]) {
+      // Kernels only read weights, so handing the read-only mapping to the device is safe.
+      owned_.push_back(DeviceBuffer::wrap_host(devices_[static_cast<size_t>(d)], const_cast<void*>(data), n_bytes,
+                                               t.file_name));
+      at(d, static_cast<int>(i)) = place_in(owned_.back(), 0);
+      weight_bytes_ += n_bytes;
+    }
   }
 }
 
@@ -116,9 +128,10 @@ void GraphExecutor::allocate_cache() {
   for (size_t i = 0; i < graph_.tensors().size(); ++i) {
     const GraphTensor& t = graph_.tensors()[i];
     if (t.role != TensorRole::Cache) continue;
+    const int home = std::max(nodes_.tensor_home[i], 0);
     const uint64_t bytes = tensor_bytes(static_cast<int>(i), none);
-    owned_.push_back(DeviceBuffer::alloc(device_, bytes, "KV cache " + t.name));
-    placement_[i] = place_in(owned_.back(), 0);
+    owned_.push_back(DeviceBuffer::alloc(devices_[static_cast<size_t>(home)], bytes, "KV cache " + t.name));
+    at(home, static_cast<int>(i)) = place_in(owned_.back(), 0);
     cache_.push_back({static_cast<int>(i), owned_.size() - 1, bytes / static_cast<uint64_t>(kv_.n_blocks)});
     kv_bytes_ += bytes;
   }
@@ -174,9 +187,9 @@ uint64_t GraphExecutor::tensor_bytes(int tensor, const StepDims& dims) const {
   return static_cast<uint64_t>(rows * dtype_row_bytes(t.dtype, cols));
 }
 
-tsr_tensor GraphExecutor::describe(int tensor, const StepDims& dims) const {
+tsr_tensor GraphExecutor::describe(int tensor, int device, const StepDims& dims) const {
   const GraphTensor& t = graph_.tensor(tensor);
-  const Placement& p = placement_[static_cast<size_t>(tensor)];
+  const Placement& p = at(device, tensor);
   tsr_tensor d{};
   d.buffer = p.buffer;
   d.offset = p.offset;
@@ -188,37 +201,55 @@ tsr_tensor GraphExecutor::describe(int tensor, const StepDims& dims) const {
 }
 
 void GraphExecutor::plan_activations(const StepDims& dims) {
-  // Lifetime of each activation: from the node writing it to the last node reading it;
-  // the logits live to the end so they can be read back.
+  for (size_t d = 0; d < devices_.size(); ++d) plan_arena(static_cast<int>(d), dims);
+  planned_ = dims;
+}
+
+void GraphExecutor::plan_arena(int device, const StepDims& dims) {
+  // Lifetime of each activation homed here: from the node writing it to the last node
+  // reading it on any device (a copy elsewhere is taken before then); the logits live
+  // to the end so they can be read back. A mirror lives from the start of the segment
+  // that fills it to its last reader here.
   const int n_nodes = static_cast<int>(graph_.nodes().size());
   std::vector<int> ids;
   std::vector<BufferLifetime> lifetimes;
   std::vector<int> slot(graph_.tensors().size(), -1);
   for (int i = 0; i < n_nodes; ++i) {
     const GraphNode& n = graph_.nodes()[static_cast<size_t>(i)];
-    if (graph_.tensor(n.output).role == TensorRole::Activation && slot[static_cast<size_t>(n.output)] < 0) {
-      slot[static_cast<size_t>(n.output)] = static_cast<int>(ids.size());
+    const auto out = static_cast<size_t>(n.output);
+    if (graph_.tensor(n.output).role == TensorRole::Activation && nodes_.tensor_home[out] == device && slot[out] < 0) {
+      slot[out] = static_cast<int>(ids.size());
       ids.push_back(n.output);
       lifetimes.push_back({tensor_bytes(n.output, dims), i, i});
     }
     for (int in : n.inputs) {
-      if (slot[static_cast<size_t>(in)] >= 0) {
-        lifetimes[static_cast<size_t>(slot[static_cast<size_t>(in)])].last_node = i;
-      }
+      if (slot[static_cast<size_t>(in)] >= 0) lifetimes[static_cast<size_t>(slot[static_cast<size_t>(in)])].last_node = i;
     }
   }
   if (slot[static_cast<size_t>(graph_.logits())] >= 0) {
     lifetimes[static_cast<size_t>(slot[static_cast<size_t>(graph_.logits())])].last_node = n_nodes;
   }
+  const size_t n_home = ids.size();
+  std::vector<size_t> mirror_ids;
+  for (const Segment& s : segments_) {
+    for (size_t m : s.fills) {
+      const Mirror& mirror = mirrors_[m];
+      if (mirror.device != device) continue;
+      mirror_ids.push_back(m);
+      lifetimes.push_back({tensor_bytes(mirror.tensor, dims), static_cast<int>(s.first), mirror.last_reader});
+    }
+  }
   const MemoryPlan plan = plan_memory(lifetimes);
-  if (!arena_ || arena_->size() < plan.arena_bytes) {
-    arena_.reset();  // free the old arena before allocating a bigger one
-    arena_ = std::make_unique<DeviceBuffer>(DeviceBuffer::alloc(device_, plan.arena_bytes, "activations"));
+  auto& arena = arenas_[static_cast<size_t>(device)];
+  if (!arena || arena->size() < plan.arena_bytes) {
+    arena.reset();  // free the old arena before allocating a bigger one
+    arena = std::make_unique<DeviceBuffer>(
+        DeviceBuffer::alloc(devices_[static_cast<size_t>(device)], plan.arena_bytes, "activations"));
   }
-  for (size_t k = 0; k < ids.size(); ++k) {
-    placement_[static_cast<size_t>(ids[k])] = place_in(*arena_, plan.offsets[k]);
+  for (size_t k = 0; k < n_home; ++k) at(device, ids[k]) = place_in(*arena, plan.offsets[k]);
+  for (size_t k = 0; k < mirror_ids.size(); ++k) {
+    at(device, mirrors_[mirror_ids[k]].tensor) = place_in(*arena, plan.offsets[n_home + k]);
   }
-  planned_ = dims;
 }
 
 void GraphExecutor::upload_inputs(const StepBatch& batch) {
@@ -235,20 +266,59 @@ void GraphExecutor::upload_inputs(const StepBatch& batch) {
       case StepInput::OutputRows: src = &batch.output_rows; break;
     }
     const uint64_t bytes = std::max<uint64_t>(src->size() * sizeof(int32_t), sizeof(int32_t));
-    auto it = input_buffer_.find(static_cast<int>(i));
-    if (it == input_buffer_.end() || owned_[it->second].size() < bytes) {
-      DeviceBuffer buf = DeviceBuffer::alloc(device_, std::max<uint64_t>(bytes, 256), "step input " + t.name);
-      if (it == input_buffer_.end()) {
-        owned_.push_back(std::move(buf));
-        it = input_buffer_.emplace(static_cast<int>(i), owned_.size() - 1).first;
-      } else {
-        owned_[it->second] = std::move(buf);
+    for (size_t d = 0; d < devices_.size(); ++d) {
+      const auto key = std::make_pair(static_cast<int>(d), static_cast<int>(i));
+      auto it = input_buffer_.find(key);
+      if (it == input_buffer_.end() || owned_[it->second].size() < bytes) {
+        DeviceBuffer buf = DeviceBuffer::alloc(devices_[d], std::max<uint64_t>(bytes, 256), "step input " + t.name);
+        if (it == input_buffer_.end()) {
+          owned_.push_back(std::move(buf));
+          it = input_buffer_.emplace(key, owned_.size() - 1).first;
+        } else {
+          owned_[it->second] = std::move(buf);
+        }
       }
+      DeviceBuffer& buf = owned_[it->second];
+      if (!src->empty()) buf.write(0, src->data(), src->size() * sizeof(int32_t));
+      at(static_cast<int>(d), static_cast<int>(i)) = place_in(buf, 0);
     }
-    DeviceBuffer& buf = owned_[it->second];
-    if (!src->empty()) buf.write(0, src->data(), src->size() * sizeof(int32_t));
-    placement_[i] = place_in(buf, 0);
   }
+}
+
+void GraphExecutor::fill_mirror(const Mirror& m, const StepDims& dims) {
+  const int home = nodes_.tensor_home[static_cast<size_t>(m.tensor)];
+  const uint64_t bytes = tensor_bytes(m.tensor, dims);
+  staging_.resize(bytes);
+  arenas_[static_cast<size_t>(home)]->read(at(home, m.tensor).offset, staging_.data(), bytes);
+  arenas_[static_cast<size_t>(m.device)]->write(at(m.device, m.tensor).offset, staging_.data(), bytes);
+}
+
+void GraphExecutor::run_segment(const Segment& s, const StepBatch& batch, const StepDims& dims) {
+  const Device& device = *devices_[static_cast<size_t>(s.device)];
+  std::vector<tsr_tensor> inputs;
+  device.begin_step();
+  for (size_t i = s.first; i < s.end; ++i) {
+    const GraphNode& n = graph_.nodes()[i];
+    OpParams params = n.params;  // per-step fields are filled here
+    if (auto* a = std::get_if<AttentionParams>(&params)) {
+      a->block_size = kv_.block_size;
+      a->n_seqs = batch.n_seqs;
+      a->max_blocks_per_seq = batch.max_blocks_per_seq;
+    } else if (auto* w = std::get_if<KvWriteParams>(&params)) {
+      w->block_size = kv_.block_size;
+    }
+    inputs.clear();
+    for (int in : n.inputs) inputs.push_back(describe(in, s.device, dims));
+    const tsr_tensor out = describe(n.output, s.device, dims);
+    const tsr_op_call call{static_cast<tsr_op>(n.op), op_params_ptr(params), static_cast<int32_t>(inputs.size()),
+                           inputs.data(), &out};
+    try {
+      device.run(nodes_.kernels[i], call);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + " [" + describe_node(n, i) + "]");
+    }
+  }
+  device.end_step();
 }
 
 void GraphExecutor::run(const StepBatch& batch, std::vector<float>* logits) {
@@ -267,36 +337,16 @@ void GraphExecutor::run(const StepBatch& batch, std::vector<float>* logits) {
     plan_activations(dims);
   }
   upload_inputs(batch);
-
-  std::vector<tsr_tensor> inputs;
-  device_->begin_step();
-  for (size_t i = 0; i < graph_.nodes().size(); ++i) {
-    const GraphNode& n = graph_.nodes()[i];
-    OpParams params = n.params;  // per-step fields are filled here
-    if (auto* a = std::get_if<AttentionParams>(&params)) {
-      a->block_size = kv_.block_size;
-      a->n_seqs = batch.n_seqs;
-      a->max_blocks_per_seq = batch.max_blocks_per_seq;
-    } else if (auto* w = std::get_if<KvWriteParams>(&params)) {
-      w->block_size = kv_.block_size;
-    }
-    inputs.clear();
-    for (int in : n.inputs) inputs.push_back(describe(in, dims));
-    const tsr_tensor out = describe(n.output, dims);
-    const tsr_op_call call{static_cast<tsr_op>(n.op), op_params_ptr(params), static_cast<int32_t>(inputs.size()),
-                           inputs.data(), &out};
-    try {
-      device_->run(kernels_[i], call);
-    } catch (const Error& e) {
-      throw Error(std::string(e.what()) + " [" + describe_node(n, i) + "]");
-    }
+  for (const Segment& s : segments_) {
+    for (size_t m : s.fills) fill_mirror(mirrors_[m], dims);
+    run_segment(s, batch, dims);
   }
-  device_->end_step();
 
-  const tsr_tensor out = describe(graph_.logits(), dims);
+  const int home = std::max(nodes_.tensor_home[static_cast<size_t>(graph_.logits())], 0);
+  const tsr_tensor out = describe(graph_.logits(), home, dims);
   const size_t count = static_cast<size_t>(out.shape[0] * out.shape[1]);
   logits->resize(count);
-  arena_->read(out.offset, logits->data(), count * sizeof(float));
+  arenas_[static_cast<size_t>(home)]->read(out.offset, logits->data(), count * sizeof(float));
 }
 
 void GraphExecutor::copy_kv_block(int32_t src_block, int32_t dst_block) {
@@ -306,6 +356,33 @@ void GraphExecutor::copy_kv_block(int32_t src_block, int32_t dst_block) {
     read_kv_blocks(k, src_block, 1, row.data());
     write_kv_blocks(k, dst_block, 1, row.data());
   }
+}
+
+uint64_t GraphExecutor::arena_bytes() const {
+  uint64_t total = 0;
+  for (const auto& a : arenas_) total += a ? a->size() : 0;
+  return total;
+}
+
+PlacementSummary GraphExecutor::placement() const {
+  PlacementSummary s;
+  for (const auto& d : devices_) s.devices.push_back(d->name());
+  s.nodes.assign(devices_.size(), 0);
+  for (size_t i = 0; i < graph_.nodes().size(); ++i) {
+    const int d = nodes_.node_target[i];
+    ++s.nodes[static_cast<size_t>(d)];
+    if (d == 0) continue;
+    const GraphNode& n = graph_.nodes()[i];
+    const DType dtype = key_dtype(graph_, n);
+    auto it = std::find_if(s.fallback_ops.begin(), s.fallback_ops.end(),
+                           [&](const PlacementSummary::Moved& m) { return m.op == n.op && m.dtype == dtype; });
+    if (it == s.fallback_ops.end()) it = s.fallback_ops.insert(s.fallback_ops.end(), {n.op, dtype, 0});
+    ++it->nodes;
+  }
+  s.segments = static_cast<int64_t>(segments_.size());
+  const StepDims one{1, 1, 1, 1};
+  for (const Mirror& m : mirrors_) s.bytes_moved_per_token += tensor_bytes(m.tensor, one);
+  return s;
 }
 
 }  // namespace tessera

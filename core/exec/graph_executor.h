@@ -1,5 +1,9 @@
-// Runs a compiled graph on one device: places the weights and the KV cache pages,
+// Runs a compiled graph on a device: places the weights and the KV cache pages,
 // plans the activations of each step in one arena, and calls a kernel per node.
+// With a fallback, the nodes the device has no kernel for run on the fallback device
+// instead: each device holds the weights its nodes read and an arena of its own, and
+// the activations crossing between them are copied at the seams (run of nodes on one
+// device: a segment).
 #pragma once
 
 #include <cstddef>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "core/exec/memory_plan.h"
+#include "core/exec/node_placement.h"
 #include "core/exec/step_batch.h"
 #include "core/graph/graph.h"
 #include "core/plugin/device.h"
@@ -18,13 +23,34 @@
 
 namespace tessera {
 
+// Where the nodes the main device cannot run go.
+struct FallbackTarget {
+  std::shared_ptr<Device> device;
+  const KernelRegistry* registry = nullptr;  // must outlive the executor's construction
+};
+
+// What runs where, for messages and `tessera check`.
+struct PlacementSummary {
+  struct Moved {
+    OpKind op;
+    DType dtype;
+    int64_t nodes = 0;
+  };
+  std::vector<std::string> devices;  // names, the main device first
+  std::vector<int64_t> nodes;        // [devices] nodes each runs
+  std::vector<Moved> fallback_ops;   // (op, dtype) pairs the main device has no kernel for
+  int64_t segments = 0;              // runs of nodes on one device, per step
+  uint64_t bytes_moved_per_token = 0;  // activations copied between devices, one-token step
+};
+
 class GraphExecutor {
  public:
   // `graph` and `weights` must outlive the executor. Weights are mapped zero-copy when
   // the device can read host memory, copied otherwise. Throws tessera::Error when a
-  // node has no kernel on the device or a buffer cannot be allocated.
+  // node has no kernel on the device (nor on the fallback, when one is given) or a
+  // buffer cannot be allocated.
   GraphExecutor(const Graph& graph, const WeightFile& weights, std::shared_ptr<Device> device,
-                const KernelRegistry& registry, KvCacheShape kv);
+                const KernelRegistry& registry, KvCacheShape kv, const FallbackTarget* fallback = nullptr);
 
   // Runs one step; `logits` receives [output_rows.size(), n_vocab] row-major.
   void run(const StepBatch& batch, std::vector<float>* logits);
@@ -32,7 +58,7 @@ class GraphExecutor {
   // Copies K/V cache row `src_block` into `dst_block` for every layer (copy-on-write).
   void copy_kv_block(int32_t src_block, int32_t dst_block);
 
-  // The KV cache as the device holds it, one cache tensor (a layer's K or V) at a
+  // The KV cache as the devices hold it, one cache tensor (a layer's K or V) at a
   // time: blocks [first, first + count) of cache tensor `k`, 0 <= k < n_cache_tensors(),
   // kv_block_bytes(k) bytes per block. Throws for a range outside the cache.
   int32_t n_cache_tensors() const { return static_cast<int32_t>(cache_.size()); }
@@ -41,10 +67,11 @@ class GraphExecutor {
   void read_kv_blocks(int32_t k, int32_t first, int32_t count, void* dst) const;
   void write_kv_blocks(int32_t k, int32_t first, int32_t count, const void* src);
 
-  const Device& device() const { return *device_; }
+  const Device& device() const { return *devices_[0]; }  // the main device
+  PlacementSummary placement() const;
   uint64_t weight_bytes() const { return weight_bytes_; }
   uint64_t kv_cache_bytes() const { return kv_bytes_; }
-  uint64_t arena_bytes() const { return arena_ ? arena_->size() : 0; }
+  uint64_t arena_bytes() const;
   const KvCacheShape& kv_shape() const { return kv_; }
 
  private:
@@ -55,10 +82,25 @@ class GraphExecutor {
     tsr_buffer buffer = nullptr;
     uint64_t offset = 0;
     std::byte* host_base = nullptr;  // the buffer's host address, null if not host-visible
+    const DeviceBuffer* owner = nullptr;
+  };
+  // An activation read on a device other than its home: a copy there, filled before
+  // the first segment on that device that reads it.
+  struct Mirror {
+    int tensor = -1;
+    int device = -1;
+    int first_reader = -1;  // node
+    int last_reader = -1;   // node
+  };
+  struct Segment {
+    int device = 0;
+    size_t first = 0, end = 0;   // nodes [first, end)
+    std::vector<size_t> fills;   // mirrors to fill before it runs
   };
   // A placement at `offset` in `buffer`, with the buffer's host address when it has one.
   static Placement place_in(const DeviceBuffer& buffer, uint64_t offset);
 
+  void plan_segments();
   void place_weights(const WeightFile& weights);
   const void* transposed_copy(const TensorView& view, const std::string& path);
   const void* widened_copy(const TensorView& view);
@@ -66,31 +108,40 @@ class GraphExecutor {
   // Where blocks [first, first + count) of cache tensor k start: the index of their
   // buffer in owned_, and the byte offset in it.
   size_t cache_range(int32_t k, int32_t first, int32_t count, uint64_t* offset) const;
-  void resolve_kernels(const KernelRegistry& registry);
   int64_t resolve_dim(int64_t d, const StepDims& dims) const;
-  tsr_tensor describe(int tensor, const StepDims& dims) const;
+  tsr_tensor describe(int tensor, int device, const StepDims& dims) const;
   uint64_t tensor_bytes(int tensor, const StepDims& dims) const;
   void plan_activations(const StepDims& dims);
+  void plan_arena(int device, const StepDims& dims);
   void upload_inputs(const StepBatch& batch);
+  void fill_mirror(const Mirror& m, const StepDims& dims);
+  void run_segment(const Segment& s, const StepBatch& batch, const StepDims& dims);
+  Placement& at(int device, int tensor) { return placement_[static_cast<size_t>(device)][static_cast<size_t>(tensor)]; }
+  const Placement& at(int device, int tensor) const {
+    return placement_[static_cast<size_t>(device)][static_cast<size_t>(tensor)];
+  }
 
   const Graph& graph_;
-  std::shared_ptr<Device> device_;
+  std::vector<std::shared_ptr<Device>> devices_;  // the main device, then the fallback
   KvCacheShape kv_;
-  std::vector<RegisteredKernel> kernels_;        // per node
-  // The registry's plugins (kernel plugins included), kept loaded for kernels_.
+  NodePlacement nodes_;
+  // The registries' plugins (kernel plugins included), kept loaded for the kernels.
   std::vector<std::shared_ptr<const PluginLibrary>> kernel_plugins_;
-  std::vector<Placement> placement_;             // per tensor (activations: per step)
+  std::vector<std::vector<Placement>> placement_;  // [device][tensor] (activations: per step)
+  std::vector<Mirror> mirrors_;
+  std::vector<Segment> segments_;
   // Transposed or widened weights; declared before owned_ so the buffers wrapping them go first.
   std::vector<std::vector<uint8_t>> converted_;
-  std::vector<DeviceBuffer> owned_;              // weights, cache, step inputs
-  std::map<int, size_t> input_buffer_;           // step input tensor -> index in owned_
+  std::vector<DeviceBuffer> owned_;                // weights, cache, step inputs
+  std::map<std::pair<int, int>, size_t> input_buffer_;  // (device, step input tensor) -> index in owned_
   struct CacheTensor {
     int tensor = -1;          // in the graph
     size_t buffer = 0;        // index in owned_
     uint64_t block_bytes = 0;
   };
-  std::vector<CacheTensor> cache_;               // in graph order
-  std::unique_ptr<DeviceBuffer> arena_;
+  std::vector<CacheTensor> cache_;                 // in graph order
+  std::vector<std::unique_ptr<DeviceBuffer>> arenas_;  // [device]
+  std::vector<uint8_t> staging_;                   // mirror copies pass through here
   StepDims planned_{-1, -1, -1, -1};
   uint64_t weight_bytes_ = 0;
   uint64_t kv_bytes_ = 0;
