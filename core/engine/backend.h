@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/exec/graph_executor.h"
 #include "core/plugin/device.h"
 #include "core/plugin/kernel_registry.h"
 #include "core/plugin/plugin_host.h"
@@ -14,7 +15,14 @@ namespace tessera {
 struct Backend {
   std::shared_ptr<Device> device;
   std::unique_ptr<KernelRegistry> registry;
+  // Where the nodes go that this backend has no kernel for (the CLI opens the CPU
+  // here unless told --no-fallback); null: such a node is refused.
+  std::shared_ptr<const Backend> fallback;
 };
+
+// An executor running `graph` on `backend` (and its fallback, when it has one).
+std::unique_ptr<GraphExecutor> place_graph(const Graph& graph, const WeightFile& weights, const Backend& backend,
+                                           KvCacheShape kv);
 
 // Throws tessera::Error saying which backends were found, which files were
 // refused and why, and which directories were searched, when `spec` is not there.

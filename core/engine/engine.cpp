@@ -90,8 +90,7 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
   book_ = std::make_unique<KvCacheBook>(config);
   cache_blocks_ = config.n_blocks;
   scheduler_ = std::make_unique<Scheduler>(SchedulerLimits{options_.max_batch, options_.max_tokens_per_step}, *book_);
-  executor_ = std::make_unique<GraphExecutor>(graph, model.weights(), backend.device, *backend.registry,
-                                              KvCacheShape{config.block_size, config.n_blocks});
+  executor_ = place_graph(graph, model.weights(), backend, KvCacheShape{config.block_size, config.n_blocks});
 }
 
 Engine::~Engine() = default;

@@ -47,8 +47,8 @@ MigrationReport Engine::migrate(const Backend& target, const std::optional<KvBud
   }
   std::unique_ptr<GraphExecutor> moved;
   try {
-    moved = std::make_unique<GraphExecutor>(model_.compiled().graph, model_.weights(), target.device,
-                                            *target.registry, KvCacheShape{config.block_size, report.cache_blocks});
+    moved = place_graph(model_.compiled().graph, model_.weights(), target,
+                        KvCacheShape{config.block_size, report.cache_blocks});
   } catch (const Error& e) {
     throw Error(refused + e.what() + stays);
   }

@@ -19,9 +19,8 @@ Session::Session(const Model& model, const Backend& backend, SessionOptions opti
       seq_(book_.add_sequence()) {
   if (options.kv_block <= 0) throw Error("KV block size must be positive");
   if (max_step_tokens_ <= 0) throw Error("tokens per step must be positive");
-  executor_ = std::make_unique<GraphExecutor>(model.compiled().graph, model.weights(), backend.device,
-                                              *backend.registry,
-                                              KvCacheShape{options.kv_block, book_.config().n_blocks});
+  executor_ = place_graph(model.compiled().graph, model.weights(), backend,
+                          KvCacheShape{options.kv_block, book_.config().n_blocks});
 }
 
 int64_t Session::n_past() const { return book_.n_tokens(seq_); }

@@ -368,15 +368,18 @@ PlacementSummary GraphExecutor::placement() const {
   PlacementSummary s;
   for (const auto& d : devices_) s.devices.push_back(d->name());
   s.nodes.assign(devices_.size(), 0);
+  s.ops.resize(devices_.size());
   for (size_t i = 0; i < graph_.nodes().size(); ++i) {
-    const int d = nodes_.node_target[i];
-    ++s.nodes[static_cast<size_t>(d)];
-    if (d == 0) continue;
+    const auto d = static_cast<size_t>(nodes_.node_target[i]);
+    ++s.nodes[d];
     const GraphNode& n = graph_.nodes()[i];
     const DType dtype = key_dtype(graph_, n);
-    auto it = std::find_if(s.fallback_ops.begin(), s.fallback_ops.end(),
-                           [&](const PlacementSummary::Moved& m) { return m.op == n.op && m.dtype == dtype; });
-    if (it == s.fallback_ops.end()) it = s.fallback_ops.insert(s.fallback_ops.end(), {n.op, dtype, 0});
+    const bool follows = nodes_.follows_cache[i] != 0;
+    auto& ops = s.ops[d];
+    auto it = std::find_if(ops.begin(), ops.end(), [&](const PlacementSummary::OpCount& m) {
+      return m.op == n.op && m.dtype == dtype && m.follows_cache == follows;
+    });
+    if (it == ops.end()) it = ops.insert(ops.end(), {n.op, dtype, 0, follows});
     ++it->nodes;
   }
   s.segments = static_cast<int64_t>(segments_.size());

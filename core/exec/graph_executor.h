@@ -31,14 +31,15 @@ struct FallbackTarget {
 
 // What runs where, for messages and `tessera check`.
 struct PlacementSummary {
-  struct Moved {
+  struct OpCount {
     OpKind op;
     DType dtype;
     int64_t nodes = 0;
+    bool follows_cache = false;  // on the fallback though the main device has the kernel: beside its KV cache
   };
-  std::vector<std::string> devices;  // names, the main device first
-  std::vector<int64_t> nodes;        // [devices] nodes each runs
-  std::vector<Moved> fallback_ops;   // (op, dtype) pairs the main device has no kernel for
+  std::vector<std::string> devices;       // names, the main device first
+  std::vector<int64_t> nodes;             // [devices] nodes each runs
+  std::vector<std::vector<OpCount>> ops;  // [devices] the (op, dtype) pairs each runs, in graph order
   int64_t segments = 0;              // runs of nodes on one device, per step
   uint64_t bytes_moved_per_token = 0;  // activations copied between devices, one-token step
 };

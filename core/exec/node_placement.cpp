@@ -70,11 +70,13 @@ NodePlacement place_nodes(const Graph& g, std::span<const ExecutionTarget> targe
   // A cache lives on one target: the latest one any of its users needs, which must
   // then run them all (a layer's KV_WRITE and ATTENTION move together).
   p.tensor_home.assign(g.tensors().size(), -1);
+  p.follows_cache.assign(g.nodes().size(), 0);
   for (auto& [tensor, users] : cache_users(g)) {
     int home = 0;
     for (size_t i : users) home = std::max(home, p.node_target[i]);
     for (size_t i : users) {
       if (!kernel_on(g, g.nodes()[i], targets[static_cast<size_t>(home)])) refuse(g, i, targets.subspan(home, 1));
+      if (p.node_target[i] != home) p.follows_cache[i] = 1;
       p.node_target[i] = home;
     }
     p.tensor_home[static_cast<size_t>(tensor)] = home;

@@ -24,6 +24,8 @@ struct ExecutionTarget {
 struct NodePlacement {
   std::vector<int> node_target;           // [nodes] index into the targets
   std::vector<RegisteredKernel> kernels;  // [nodes] the kernel each node runs
+  // [nodes] 1: moved off its first choice only to run where its KV cache lives
+  std::vector<uint8_t> follows_cache;
   // [tensors] the target holding a Cache tensor or writing an Activation; -1 for
   // weights and step inputs, which are placed on every target that reads them.
   std::vector<int> tensor_home;

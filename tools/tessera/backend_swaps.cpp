@@ -35,14 +35,16 @@ std::vector<SwapPoint> parse_swap_points(const std::string& text) {
 }
 
 BackendSwaps::BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
-                           const Backend& current, int32_t n_threads, std::optional<KvBudget> kv_budget,
-                           bool verbose)
+                           const Backend& current, const Graph& graph, const RuntimeOptions& runtime,
+                           std::optional<KvBudget> kv_budget, bool verbose)
     : points_(std::move(points)), current_spec_(current_spec), first_(current), first_spec_(current_spec),
       kv_budget_(kv_budget), verbose_(verbose) {
   for (const SwapPoint& p : points_) {
     if (p.backend == first_spec_ || opened_.count(p.backend)) continue;
     try {
-      opened_.emplace(p.backend, open_backend(host, p.backend, n_threads));
+      Backend b = open_backend(host, p.backend, static_cast<int32_t>(runtime.threads));
+      attach_fallback(b, host, graph, runtime);
+      opened_.emplace(p.backend, std::move(b));
     } catch (const Error& e) {
       throw Error(std::string("--swap-at ") + std::to_string(p.after_tokens) + ":" + p.backend + ": " + e.what());
     }
@@ -60,6 +62,7 @@ void BackendSwaps::before_step(Engine& engine) {
   try {
     const MigrationReport r = engine.migrate(target, kv_budget_);
     current_spec_ = p.backend;
+    log_placement(engine.executor());
     if (verbose_) {
       std::fprintf(stderr,
                    "tessera: moved from %s to %s after %lld tokens in %.1f ms: %lld running and %lld waiting "

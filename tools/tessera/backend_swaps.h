@@ -11,6 +11,7 @@
 #include "core/engine/backend.h"
 #include "core/engine/engine.h"
 #include "core/plugin/plugin_host.h"
+#include "tools/tessera/runtime_options.h"
 
 namespace tessera::cli {
 
@@ -32,8 +33,10 @@ class BackendSwaps {
   // `current` is the backend the engine starts on, opened as `current_spec`; it must
   // outlive this object. `kv_budget`: how the KV cache is sized on each target
   // (nullopt: the same blocks as now).
+  // Targets lacking a kernel of `graph` get the fallback `runtime` names.
   BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
-               const Backend& current, int32_t n_threads, std::optional<KvBudget> kv_budget, bool verbose);
+               const Backend& current, const Graph& graph, const RuntimeOptions& runtime,
+               std::optional<KvBudget> kv_budget, bool verbose);
 
   void before_step(Engine& engine);
 

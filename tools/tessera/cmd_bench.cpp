@@ -199,6 +199,7 @@ int run_serving_bench(const BenchFlags& f) {
   EngineOptions eo = f.engine.engine_options(f.runtime, auto_tokens);
   eo.n_ctx = n_ctx;
   Engine engine(*rt.model, rt.backend, eo);
+  log_placement(engine.executor());
   PromptMaker prompts(f, static_cast<int32_t>(rt.model->compiled().n_vocab));
 
   // Warm-up: one short request sharing nothing with the measured ones.
@@ -250,6 +251,7 @@ int run_bench(const Args& args) {
   SessionOptions so = f.runtime.session_options();
   so.n_ctx = std::max<int64_t>(so.n_ctx, f.prompt_tokens + f.decode_tokens);
   Session session(*rt.model, rt.backend, so);
+  log_placement(session.executor());
 
   std::mt19937 rng(1234);
   const int32_t n_vocab = static_cast<int32_t>(session.n_vocab());

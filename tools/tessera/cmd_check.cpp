@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/graph/graph_dot.h"
+#include "core/util/format_bytes.h"
 #include "core/weights/atomic_output_file.h"
 #include "core/weights/weight_file.h"
 #include "dsl/compiler.h"
@@ -12,45 +13,93 @@
 
 namespace tessera::cli {
 
+namespace {
+
+std::string op_list(const std::vector<PlacementSummary::OpCount>& ops) {
+  std::string out;
+  for (const PlacementSummary::OpCount& m : ops) {
+    out += "\n    " + std::string(op_name(m.op)) + " " + std::string(dtype_name(m.dtype)) + ": " +
+           std::to_string(m.nodes) + " node(s)" + (m.follows_cache ? " (beside their KV cache)" : "");
+  }
+  return out;
+}
+
+void write_dot(const dsl::CompiledModel& model, const std::string& path) {
+  AtomicOutputFile out(path);
+  const std::string dot = graph_to_dot(model.graph, model.name, model.node_layers);
+  out.write(dot.data(), dot.size());
+  out.commit();
+  std::fprintf(stderr, "tessera: wrote the graph to %s (%zu nodes)\n", path.c_str(), model.graph.nodes().size());
+}
+
+// Where each op of the model runs on the chosen backend (and its fallback).
+void print_placement(const Runtime& rt) {
+  const auto executor = place_graph(rt.model->compiled().graph, rt.model->weights(), rt.backend, KvCacheShape{16, 1});
+  const PlacementSummary p = executor->placement();
+  std::printf("placement on %s:\n", p.devices[0].c_str());
+  for (size_t d = 0; d < p.devices.size(); ++d) {
+    std::printf("  %s%s: %lld node(s)%s\n", p.devices[d].c_str(), d == 0 ? "" : " (fallback)",
+                static_cast<long long>(p.nodes[d]), op_list(p.ops[d]).c_str());
+  }
+  std::printf("  %lld segment(s) a step; %s copied between the devices per token\n",
+              static_cast<long long>(p.segments), format_bytes(static_cast<double>(p.bytes_moved_per_token)).c_str());
+}
+
+}  // namespace
+
 int run_check(const Args& args) {
-  std::string weights, tokenizer, kv_dtype = "f32", dot_path;
-  std::vector<std::string> sets;
+  RuntimeOptions rto;
+  std::string dot_path;
   int64_t ctx = 0, batch = 1;
-  OptionTable t("check", "FILE.tsr [-m WEIGHTS] [--set NAME=VALUE ...]",
+  OptionTable t("check", "[FILE.tsr] [-m WEIGHTS] [--set NAME=VALUE ...] [--backend NAME]",
                 "Validates a model definition and prints its summary: parameters, FLOPs per token,\n"
-                "KV-cache bytes per token. Hyper-parameters read from metadata need -m or --set.");
-  t.text("-m, --model", "FILE", "weights file to resolve metadata and check tensor shapes against", &weights)
-      .text("--tokenizer", "FILE", "llama2.c tokenizer file, with a llama2.c checkpoint", &tokenizer)
-      .texts("--set", "NAME=VALUE", "override a hyper-parameter", &sets)
-      .text("--kv-dtype", "TYPE", "KV cache element type for the summary: f32, f16 or int8", &kv_dtype)
+                "KV-cache bytes per token. Hyper-parameters read from metadata need -m or --set.\n"
+                "With --backend (and -m), also prints which ops run on that backend and which on\n"
+                "its fallback, and the bytes copied between them per token; without FILE.tsr the\n"
+                "definition is chosen by the weights' general.architecture.");
+  t.text("-m, --model", "FILE", "weights file to resolve metadata and check tensor shapes against", &rto.model)
+      .text("--tokenizer", "FILE", "llama2.c tokenizer file, with a llama2.c checkpoint", &rto.tokenizer)
+      .texts("--set", "NAME=VALUE", "override a hyper-parameter", &rto.sets)
+      .text("--kv-dtype", "TYPE", "KV cache element type for the summary: f32, f16 or int8", &rto.kv_dtype)
       .integer("--ctx", "N", "context length the FLOPs and KV bytes are stated at (default: n_ctx)", &ctx, 1,
                int64_t{1} << 40)
       .integer("--batch", "N", "sequences the KV bytes are stated for", &batch, 1, int64_t{1} << 20)
-      .text("--dot", "FILE", "also write the graph for Graphviz (dot -Tsvg FILE)", &dot_path);
+      .text("--dot", "FILE", "also write the graph for Graphviz (dot -Tsvg FILE)", &dot_path)
+      .text("-b, --backend", "NAME[:N]", "print where each op runs on this backend (needs -m)", &rto.backend)
+      .text("--plugin-dir", "DIR", "extra directory searched first for backend plugins", &rto.plugin_dir)
+      .text("--fallback", "NAME[:N]", "backend for the ops the chosen one has no kernel for", &rto.fallback)
+      .flag("--no-fallback", "refuse ops the backend has no kernel for", &rto.no_fallback);
+  rto.backend.clear();
   const auto positional = t.parse(args);
   if (t.help_requested()) {
     std::printf("%s", t.help_text().c_str());
     return 0;
   }
-  if (positional.size() != 1) throw UsageError{"expects exactly one model definition file (see --help)"};
-  const DType kv = parse_kv_dtype(kv_dtype);
+  const bool placement = !rto.backend.empty();
+  if (positional.size() > 1 || (positional.empty() && (rto.model.empty() || !placement))) {
+    throw UsageError{"expects one model definition file, or -m WEIGHTS with --backend (see --help)"};
+  }
+  if (placement && rto.model.empty()) throw UsageError{"--backend needs the weights: pass -m FILE"};
+  const DType kv = parse_kv_dtype(rto.kv_dtype);
 
+  if (placement) {
+    if (!positional.empty()) rto.arch = positional[0];
+    const Runtime rt = load_runtime(rto);
+    std::printf("%s", dsl::format_summary(rt.model->compiled(), dsl::summarize(rt.model->compiled(), ctx, batch)).c_str());
+    print_placement(rt);
+    if (!dot_path.empty()) write_dot(rt.model->compiled(), dot_path);
+    return 0;
+  }
   std::unique_ptr<WeightFile> file;
-  if (!weights.empty()) file = open_weight_file(weights, tokenizer);
+  if (!rto.model.empty()) file = open_weight_file(rto.model, rto.tokenizer);
   const auto def = dsl::parse_model_file(positional[0]);
   dsl::CompileOptions options;
   options.weights = file.get();
-  options.overrides = parse_overrides(sets);
+  options.overrides = parse_overrides(rto.sets);
   options.kv_dtype = kv;
   const dsl::CompiledModel model = dsl::compile_model(*def, options);
   std::printf("%s", dsl::format_summary(model, dsl::summarize(model, ctx, batch)).c_str());
-  if (!dot_path.empty()) {
-    AtomicOutputFile out(dot_path);
-    const std::string dot = graph_to_dot(model.graph, model.name, model.node_layers);
-    out.write(dot.data(), dot.size());
-    out.commit();
-    std::fprintf(stderr, "tessera: wrote the graph to %s (%zu nodes)\n", dot_path.c_str(), model.graph.nodes().size());
-  }
+  if (!dot_path.empty()) write_dot(model, dot_path);
   return 0;
 }
 

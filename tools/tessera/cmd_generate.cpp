@@ -227,7 +227,7 @@ int run_generate(const Args& args) {
   const std::vector<SwapPoint> swap_points = f.swap_at.empty() ? std::vector<SwapPoint>{} : parse_swap_points(f.swap_at);
   const std::optional<KvBudget> swap_budget = swap_kv_budget(f);
   Runtime rt = load_runtime(f.runtime);
-  BackendSwaps swaps(*rt.host, swap_points, f.runtime.backend, rt.backend, static_cast<int32_t>(f.runtime.threads),
+  BackendSwaps swaps(*rt.host, swap_points, f.runtime.backend, rt.backend, rt.model->compiled().graph, f.runtime,
                      swap_budget, f.verbose);
   const Tokenizer& tokenizer = rt.model->tokenizer();
   std::vector<std::vector<int32_t>> prompt_ids;
@@ -252,6 +252,7 @@ int run_generate(const Args& args) {
   EngineOptions eo = f.engine.engine_options(f.runtime, auto_tokens);
   eo.n_ctx = n_ctx;
   Engine engine(*rt.model, rt.backend, eo);
+  log_placement(engine.executor());
 
   OrderedPrinter printer(prompts, f.json);
   const auto t0 = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 #include "core/graph/graph.h"
 #include "core/tensor/dtype.h"
 #include "core/util/error.h"
+#include "core/util/format_bytes.h"
 
 namespace tessera::cli {
 
@@ -19,6 +20,9 @@ void RuntimeOptions::add_to(OptionTable& t) {
       .texts("--set", "NAME=VALUE", "override a hyper-parameter of the model definition", &sets)
       .text("-b, --backend", "NAME[:N]", "backend plugin and device index", &backend, "TESSERA_BACKEND")
       .text("--plugin-dir", "DIR", "extra directory searched first for backend plugins", &plugin_dir)
+      .text("--fallback", "NAME[:N]", "backend for the ops the chosen one has no kernel for", &fallback)
+      .flag("--no-fallback", "refuse a model with ops the backend has no kernel for, instead of running them "
+            "on the --fallback backend", &no_fallback)
       .integer("-t, --threads", "N", "CPU threads; 0 = all cores", &threads, 0, 1024, "TESSERA_THREADS")
       .integer("-c, --ctx", "N", "context length of each sequence; 0 = the model's", &ctx, 0,
                int64_t{1} << 24)
@@ -86,6 +90,40 @@ void check_kv_rows(const Model& model, const RuntimeOptions& o) {
 
 }  // namespace
 
+void attach_fallback(Backend& backend, const PluginHost& host, const Graph& graph, const RuntimeOptions& o) {
+  if (o.no_fallback || backend.fallback) return;
+  bool lacking = false;
+  for (const GraphNode& n : graph.nodes()) {
+    lacking = lacking || !backend.registry->find(n.op, key_dtype(graph, n), backend.device->plugin());
+  }
+  if (!lacking) return;
+  const std::string name = o.fallback.substr(0, o.fallback.find(':'));
+  if (name == backend.device->plugin().name()) return;  // nowhere else to go: the executor refuses
+  try {
+    backend.fallback = std::make_shared<Backend>(open_backend(host, o.fallback, static_cast<int32_t>(o.threads)));
+  } catch (const Error& e) {
+    throw Error(backend.device->name() + " lacks kernels this model needs, and the fallback backend cannot be "
+                "opened: " + e.what());
+  }
+}
+
+void log_placement(const GraphExecutor& executor) {
+  const PlacementSummary p = executor.placement();
+  if (p.devices.size() < 2) return;
+  std::string lacking, follows;
+  for (const PlacementSummary::OpCount& m : p.ops[1]) {
+    std::string& list = m.follows_cache ? follows : lacking;
+    list += (list.empty() ? "" : ", ") + std::string(op_name(m.op)) + " " + std::string(dtype_name(m.dtype)) + " (" +
+            std::to_string(m.nodes) + ")";
+  }
+  const std::string ops = lacking + (follows.empty() ? "" : "; beside their KV cache: " + follows);
+  std::fprintf(stderr,
+               "tessera: %s has no kernel for %s: those %lld node(s) run on %s; %lld segment(s) a step, %s copied "
+               "between the devices per token (--no-fallback refuses instead)\n",
+               p.devices[0].c_str(), ops.c_str(), static_cast<long long>(p.nodes[1]), p.devices[1].c_str(),
+               static_cast<long long>(p.segments), format_bytes(static_cast<double>(p.bytes_moved_per_token)).c_str());
+}
+
 Runtime load_runtime(const RuntimeOptions& o) {
   if (o.model.empty()) throw UsageError{"no model given: pass -m FILE (see --help)"};
   const DType kv_dtype = parse_kv_dtype(o.kv_dtype);
@@ -103,6 +141,7 @@ Runtime load_runtime(const RuntimeOptions& o) {
   spec.kv_dtype = kv_dtype;
   rt.model = Model::load(spec);
   check_kv_rows(*rt.model, o);
+  attach_fallback(rt.backend, *rt.host, rt.model->compiled().graph, o);
   rt.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   const auto& info = rt.backend.device->info();

@@ -21,6 +21,8 @@ struct RuntimeOptions {
   std::string arch;
   std::string backend = "cpu";
   std::string plugin_dir;
+  std::string fallback = "cpu";
+  bool no_fallback = false;
   std::string kv_dtype = "f32";
   std::vector<std::string> sets;
   int64_t threads = 0;
@@ -47,6 +49,15 @@ DType parse_kv_dtype(const std::string& name);
 // built-in model folders.
 std::vector<std::string> model_dirs();
 // Loads the plugins, opens the backend and loads the model; logs one line to stderr.
+// When the backend lacks a kernel the model needs, opens the fallback backend for
+// those nodes (unless --no-fallback).
 Runtime load_runtime(const RuntimeOptions& options);
+
+// Gives `backend` the --fallback backend when it lacks a kernel `graph` needs and the
+// fallback is another backend (not with --no-fallback).
+void attach_fallback(Backend& backend, const PluginHost& host, const Graph& graph, const RuntimeOptions& options);
+
+// Says on stderr which nodes run on the fallback device, if any (once per placement).
+void log_placement(const GraphExecutor& executor);
 
 }  // namespace tessera::cli

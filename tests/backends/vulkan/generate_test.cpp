@@ -1,8 +1,9 @@
 // End to end on the Vulkan backend: `tessera generate --backend vulkan` on stories260K
 // gives the golden greedy ids, agrees with the CPU backend on longer prompts (the tiled
 // prefill path), on a context long enough for split-KV decode, and with f16 and int8
-// (q8_0) KV caches, moved between the CPU and Vulkan mid-run (--swap-at), and says
-// why when there is no Vulkan driver.
+// (q8_0) KV caches, moved between the CPU and Vulkan mid-run (--swap-at), with the
+// ops it lacks run on the CPU (per-op fallback), and says why when there is no
+// Vulkan driver.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -164,6 +165,60 @@ TEST_F(VulkanGenerate, MoveToADeviceTooSmallIsRefusedAndTheRunGoesOn) {
       << refused.err;
   EXPECT_NE(refused.err.find("(the run stays on cpu:0)"), std::string::npos) << refused.err;
   EXPECT_EQ(refused.err.find("moved from"), std::string::npos) << refused.err;
+}
+
+// Per-op fallback: kernels hidden from the Vulkan backend by the test switch run on the
+// CPU (a layer's KV_WRITE beside an ATTENTION that moved), with the golden ids.
+CommandResult lacking(const std::string& hidden, const std::string& args) {
+  return run_command("TESSERA_HIDE_KERNELS=" + hidden + " " + tessera_cli(args));
+}
+
+TEST_F(VulkanGenerate, KernelsTheBackendLacksRunOnTheCpuWithTheGoldenIds) {
+  const tessera::test::Golden g = tessera::test::load_golden();
+  const std::string args = "generate -m " + gguf() + " -p " + shell_quote(g.prompt) + " -n 64 --temp 0 --json -b vulkan";
+  for (const std::string hidden : {"vulkan:rms_norm:f32,vulkan:swiglu:f32", "vulkan:attention:f32"}) {
+    const CommandResult r = lacking(hidden, args);
+    ASSERT_EQ(r.exit_code, 0) << hidden << "\n" << r.err;
+    EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids) << hidden;
+    EXPECT_NE(r.err.find("tessera: vulkan:0 has no kernel for "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("tessera vulkan validation:"), std::string::npos) << r.err;
+  }
+  const CommandResult attention = lacking("vulkan:attention:f32", args);
+  EXPECT_NE(attention.err.find("has no kernel for attention f32 (5); beside their KV cache: kv_write f32 (10): "
+                               "those 15 node(s) run on cpu:0"),
+            std::string::npos)
+      << attention.err;
+}
+
+TEST_F(VulkanGenerate, NoFallbackRefusesWhatTheBackendLacks) {
+  const CommandResult r = lacking("vulkan:swiglu:f32", "generate -m " + gguf() + " -p hi -n 4 -b vulkan --no-fallback");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("backend 'vulkan' has no kernel for swiglu with f32 data, needed by node"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(VulkanGenerate, CheckPrintsWhereEachOpRuns) {
+  const CommandResult r = lacking("vulkan:swiglu:f32", "check -m " + gguf() + " -b vulkan");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("placement on vulkan:0:\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  cpu:0 (fallback): 5 node(s)\n    swiglu f32: 5 node(s)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  11 segment(s) a step; 10.1 KiB copied between the devices per token"), std::string::npos)
+      << r.out;
+  const CommandResult complete = run_command(tessera_cli("check -m " + gguf() + " -b vulkan"));
+  ASSERT_EQ(complete.exit_code, 0) << complete.err;
+  EXPECT_NE(complete.out.find("  1 segment(s) a step; 0 B copied"), std::string::npos) << complete.out;
+  EXPECT_EQ(complete.out.find("(fallback)"), std::string::npos) << complete.out;
+}
+
+TEST_F(VulkanGenerate, AMoveToAVulkanThatLacksAKernelTakesTheFallbackAlong) {
+  const tessera::test::Golden g = tessera::test::load_golden();
+  const CommandResult r = lacking("vulkan:rope:f32", "generate -m " + gguf() + " -p " + shell_quote(g.prompt) +
+                                                         " -n 64 --temp 0 --json -b cpu --swap-at 16:vulkan,40:cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids);
+  EXPECT_NE(r.err.find("tessera: vulkan:0 has no kernel for rope f32 (10)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tessera: moved 2 time(s), ending on cpu:0"), std::string::npos) << r.err;
 }
 
 // Runs with a driver list that names no driver, as on a machine without a Vulkan driver.
