@@ -48,7 +48,7 @@ std::string ForwardCompiler::label_of(const Statement& s) const {
 }
 
 void ForwardCompiler::run_assignment(const Statement& s) {
-  builder_.set_statement(label_of(s), s.target, static_cast<int>(current_layer()));
+  builder_.set_statement(label_of(s), s.target, static_cast<int>(current_layer()), s.loc);
   const int id = tensor_value(*s.value);
   builder_.name_result(id);
   variables_[s.target] = id;
@@ -136,7 +136,7 @@ int ForwardCompiler::block_value(const Expr& e, const BlockDef& block) {
 
   run_block(block.body);  // all but the return
   const Statement& ret = block.body.back();
-  builder_.set_statement(label_of(ret), caller.target, caller.layer);  // the value takes the caller's name
+  builder_.set_statement(label_of(ret), caller.target, caller.layer, ret.loc);  // the value takes the caller's name
   const int result = tensor_value(*ret.value);
 
   for (size_t i = 0; i < numbers.size(); ++i) scope_.pop_loop_var();

@@ -76,6 +76,7 @@ void GraphBuilder::add_node_into(OpKind op, OpParams params, std::vector<int> in
   n.inputs = std::move(inputs);
   n.output = output;
   n.label = label_;
+  n.origin = origin_;
   graph_.add_node(std::move(n));
   node_layers_.push_back(layer_);
 }
@@ -91,8 +92,9 @@ int GraphBuilder::kv_cache(int layer, bool is_value, int64_t width) {
   return graph_.add_tensor(std::move(t));
 }
 
-void GraphBuilder::set_statement(std::string label, std::string target, int layer) {
+void GraphBuilder::set_statement(std::string label, std::string target, int layer, SourceLocation loc) {
   label_ = std::move(label);
+  origin_ = source_.file_name + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
   target_ = std::move(target);
   layer_ = layer;
   first_statement_tensor_ = static_cast<int>(graph_.tensors().size());
@@ -100,6 +102,7 @@ void GraphBuilder::set_statement(std::string label, std::string target, int laye
 
 void GraphBuilder::restore_statement(const StatementMark& m) {
   label_ = m.label;
+  origin_ = m.origin;
   target_ = m.target;
   layer_ = m.layer;
   first_statement_tensor_ = m.first_tensor;

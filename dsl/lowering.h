@@ -62,15 +62,16 @@ class GraphBuilder {
 
   // Where the nodes being added come from: the statement's label and target, and
   // the layer (loop variable value, -1 outside loops).
-  void set_statement(std::string label, std::string target, int layer);
+  void set_statement(std::string label, std::string target, int layer, SourceLocation loc);
   // The current statement, to come back to after a block call's statements.
   struct StatementMark {
     std::string label;
+    std::string origin;
     std::string target;
     int layer = -1;
     int first_tensor = 0;
   };
-  StatementMark statement_mark() const { return {label_, target_, layer_, first_statement_tensor_}; }
+  StatementMark statement_mark() const { return {label_, origin_, target_, layer_, first_statement_tensor_}; }
   void restore_statement(const StatementMark& m);
   // Renames the activation `id` (made by the current statement) to the statement's target.
   void name_result(int id);
@@ -89,6 +90,7 @@ class GraphBuilder {
   DType kv_dtype_;
   std::map<std::string, int> weights_by_file_name_;
   std::string label_;
+  std::string origin_;  // "file:line:col" of the statement
   std::string target_;
   int layer_ = -1;
   int first_statement_tensor_ = 0;

@@ -47,12 +47,15 @@ void hide_kernels(const std::string& backend, KernelRegistry& registry) {
 
 std::unique_ptr<GraphExecutor> place_graph(const Graph& graph, const WeightFile& weights, const Backend& backend,
                                            KvCacheShape kv) {
-  if (!backend.fallback) return std::make_unique<GraphExecutor>(graph, weights, backend.device, *backend.registry, kv);
-  const FallbackTarget fallback{backend.fallback->device, backend.fallback->registry.get()};
-  return std::make_unique<GraphExecutor>(graph, weights, backend.device, *backend.registry, kv, &fallback);
+  const auto target = [](const std::shared_ptr<const Backend>& b) {
+    return b ? BackendTarget{b->device, b->registry.get()} : BackendTarget{};
+  };
+  const BackendTarget fallback = target(backend.fallback);
+  const BackendTarget reference = target(backend.reference);
+  return std::make_unique<GraphExecutor>(graph, weights, backend.device, *backend.registry, kv, &fallback, &reference);
 }
 
-Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_threads) {
+Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_threads, bool with_kernel_plugins) {
   std::string name = spec;
   int32_t index = 0;
   if (const auto colon = spec.find(':'); colon != std::string::npos) {
@@ -87,7 +90,7 @@ Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_
   // (op, dtype) the highest priority runs (KernelRegistry::find).
   std::vector<std::shared_ptr<const PluginLibrary>> plugins{plugin};
   for (const auto& candidate : host.plugins()) {
-    if (candidate->extends() == plugin->name()) plugins.push_back(candidate);
+    if (with_kernel_plugins && candidate->extends() == plugin->name()) plugins.push_back(candidate);
   }
   b.registry = std::make_unique<KernelRegistry>(std::move(plugins));
   hide_kernels(plugin->name(), *b.registry);

@@ -18,14 +18,20 @@ struct Backend {
   // Where the nodes go that this backend has no kernel for (the CLI opens the CPU
   // here unless told --no-fallback); null: such a node is refused.
   std::shared_ptr<const Backend> fallback;
+  // Verify mode: every op also runs here and is compared (see GraphExecutor); null: off.
+  std::shared_ptr<const Backend> reference;
 };
 
-// An executor running `graph` on `backend` (and its fallback, when it has one).
+// An executor running `graph` on `backend` (and its fallback and reference, when it
+// has them).
 std::unique_ptr<GraphExecutor> place_graph(const Graph& graph, const WeightFile& weights, const Backend& backend,
                                            KvCacheShape kv);
 
 // Throws tessera::Error saying which backends were found, which files were
 // refused and why, and which directories were searched, when `spec` is not there.
-Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_threads);
+// `with_kernel_plugins` false: the backend's own kernels only (a reference to check
+// kernel plugins against).
+Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_threads,
+                     bool with_kernel_plugins = true);
 
 }  // namespace tessera

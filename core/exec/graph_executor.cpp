@@ -10,7 +10,8 @@
 namespace tessera {
 
 GraphExecutor::GraphExecutor(const Graph& graph, const WeightFile& weights, std::shared_ptr<Device> device,
-                             const KernelRegistry& registry, KvCacheShape kv, const FallbackTarget* fallback)
+                             const KernelRegistry& registry, KvCacheShape kv, const BackendTarget* fallback,
+                             const BackendTarget* reference)
     : graph_(graph), kv_(kv) {
   if (graph_.logits() < 0) throw Error("the model graph has no logits output");
   if (kv_.block_size <= 0 || kv_.n_blocks <= 0) {
@@ -30,6 +31,8 @@ GraphExecutor::GraphExecutor(const Graph& graph, const WeightFile& weights, std:
                                  nodes_.node_target.end()) {
     devices_.resize(1);  // the main device runs everything: no buffers on the fallback
   }
+  n_targets_ = devices_.size();
+  if (reference && reference->device && reference->registry) add_reference(*reference);
   placement_.assign(devices_.size(), std::vector<Placement>(graph_.tensors().size()));
   arenas_.resize(devices_.size());
   plan_segments();
@@ -93,6 +96,7 @@ void GraphExecutor::place_weights(const WeightFile& weights) {
       n_bytes = static_cast<uint64_t>(view->n_elements()) * sizeof(float);
     }
     if (readers[i].empty()) readers[i].insert(0);
+    if (ref_ >= 0) readers[i].insert(ref_);
     for (int d : readers[i]) {
       // Kernels only read weights, so handing the read-only mapping to the device is safe.
       owned_.push_back(DeviceBuffer::wrap_host(devices_[static_cast<size_t>(d)], const_cast<void*>(data), n_bytes,
@@ -132,8 +136,13 @@ void GraphExecutor::allocate_cache() {
     const uint64_t bytes = tensor_bytes(static_cast<int>(i), none);
     owned_.push_back(DeviceBuffer::alloc(devices_[static_cast<size_t>(home)], bytes, "KV cache " + t.name));
     at(home, static_cast<int>(i)) = place_in(owned_.back(), 0);
-    cache_.push_back({static_cast<int>(i), owned_.size() - 1, bytes / static_cast<uint64_t>(kv_.n_blocks)});
+    cache_.push_back({static_cast<int>(i), owned_.size() - 1, bytes / static_cast<uint64_t>(kv_.n_blocks), 0});
     kv_bytes_ += bytes;
+    if (ref_ >= 0) {
+      owned_.push_back(DeviceBuffer::alloc(devices_[static_cast<size_t>(ref_)], bytes, "reference KV cache " + t.name));
+      at(ref_, static_cast<int>(i)) = place_in(owned_.back(), 0);
+      cache_.back().ref_buffer = owned_.size() - 1;
+    }
   }
 }
 
@@ -164,6 +173,10 @@ void GraphExecutor::write_kv_blocks(int32_t k, int32_t first, int32_t count, con
   uint64_t offset = 0;
   const size_t buffer = cache_range(k, first, count, &offset);
   owned_[buffer].write(offset, src, kv_block_bytes(k) * static_cast<uint64_t>(count));
+  if (ref_ >= 0) {
+    owned_[cache_[static_cast<size_t>(k)].ref_buffer].write(offset, src,
+                                                            kv_block_bytes(k) * static_cast<uint64_t>(count));
+  }
 }
 
 int64_t GraphExecutor::resolve_dim(int64_t d, const StepDims& dims) const {
@@ -201,7 +214,8 @@ tsr_tensor GraphExecutor::describe(int tensor, int device, const StepDims& dims)
 }
 
 void GraphExecutor::plan_activations(const StepDims& dims) {
-  for (size_t d = 0; d < devices_.size(); ++d) plan_arena(static_cast<int>(d), dims);
+  for (size_t d = 0; d < n_targets_; ++d) plan_arena(static_cast<int>(d), dims);
+  if (ref_ >= 0) plan_reference_arena(dims);
   planned_ = dims;
 }
 
@@ -293,11 +307,12 @@ void GraphExecutor::fill_mirror(const Mirror& m, const StepDims& dims) {
   arenas_[static_cast<size_t>(m.device)]->write(at(m.device, m.tensor).offset, staging_.data(), bytes);
 }
 
-void GraphExecutor::run_segment(const Segment& s, const StepBatch& batch, const StepDims& dims) {
-  const Device& device = *devices_[static_cast<size_t>(s.device)];
+void GraphExecutor::run_nodes(int d, size_t first, size_t end, const std::vector<RegisteredKernel>& kernels,
+                              const StepBatch& batch, const StepDims& dims) {
+  const Device& device = *devices_[static_cast<size_t>(d)];
   std::vector<tsr_tensor> inputs;
   device.begin_step();
-  for (size_t i = s.first; i < s.end; ++i) {
+  for (size_t i = first; i < end; ++i) {
     const GraphNode& n = graph_.nodes()[i];
     OpParams params = n.params;  // per-step fields are filled here
     if (auto* a = std::get_if<AttentionParams>(&params)) {
@@ -308,12 +323,12 @@ void GraphExecutor::run_segment(const Segment& s, const StepBatch& batch, const 
       w->block_size = kv_.block_size;
     }
     inputs.clear();
-    for (int in : n.inputs) inputs.push_back(describe(in, s.device, dims));
-    const tsr_tensor out = describe(n.output, s.device, dims);
+    for (int in : n.inputs) inputs.push_back(describe(in, d, dims));
+    const tsr_tensor out = describe(n.output, d, dims);
     const tsr_op_call call{static_cast<tsr_op>(n.op), op_params_ptr(params), static_cast<int32_t>(inputs.size()),
                            inputs.data(), &out};
     try {
-      device.run(nodes_.kernels[i], call);
+      device.run(kernels[i], call);
     } catch (const Error& e) {
       throw Error(std::string(e.what()) + " [" + describe_node(n, i) + "]");
     }
@@ -339,8 +354,16 @@ void GraphExecutor::run(const StepBatch& batch, std::vector<float>* logits) {
   upload_inputs(batch);
   for (const Segment& s : segments_) {
     for (size_t m : s.fills) fill_mirror(mirrors_[m], dims);
-    run_segment(s, batch, dims);
+    if (ref_ < 0) {
+      run_nodes(s.device, s.first, s.end, nodes_.kernels, batch, dims);
+      continue;
+    }
+    for (size_t i = s.first; i < s.end; ++i) {  // one node at a time, each checked
+      run_nodes(s.device, i, i + 1, nodes_.kernels, batch, dims);
+      verify_node(i, batch, dims);
+    }
   }
+  if (ref_ >= 0) ++verify_.steps;
 
   const int home = std::max(nodes_.tensor_home[static_cast<size_t>(graph_.logits())], 0);
   const tsr_tensor out = describe(graph_.logits(), home, dims);
@@ -366,9 +389,9 @@ uint64_t GraphExecutor::arena_bytes() const {
 
 PlacementSummary GraphExecutor::placement() const {
   PlacementSummary s;
-  for (const auto& d : devices_) s.devices.push_back(d->name());
-  s.nodes.assign(devices_.size(), 0);
-  s.ops.resize(devices_.size());
+  for (size_t d = 0; d < n_targets_; ++d) s.devices.push_back(devices_[d]->name());
+  s.nodes.assign(n_targets_, 0);
+  s.ops.resize(n_targets_);
   for (size_t i = 0; i < graph_.nodes().size(); ++i) {
     const auto d = static_cast<size_t>(nodes_.node_target[i]);
     ++s.nodes[d];

@@ -23,10 +23,20 @@
 
 namespace tessera {
 
-// Where the nodes the main device cannot run go.
-struct FallbackTarget {
+// Another device and its kernels: where the nodes the main device cannot run go (a
+// fallback), or what every op is checked against (a reference, verify mode).
+struct BackendTarget {
   std::shared_ptr<Device> device;
   const KernelRegistry* registry = nullptr;  // must outlive the executor's construction
+};
+
+// What verify mode has checked so far.
+struct VerifyReport {
+  std::string reference;    // the reference device
+  int64_t steps = 0;        // steps whose every op was checked
+  int64_t ops = 0;          // op outputs compared
+  double worst_ratio = 0;   // largest error as a fraction of its tolerance (< 1: all within)
+  std::string worst;        // that op, described
 };
 
 // What runs where, for messages and `tessera check`.
@@ -50,8 +60,14 @@ class GraphExecutor {
   // the device can read host memory, copied otherwise. Throws tessera::Error when a
   // node has no kernel on the device (nor on the fallback, when one is given) or a
   // buffer cannot be allocated.
+  // With a `reference`, every op of every step also runs there on the same inputs (the
+  // values the devices under test computed), its output is compared within
+  // op_tolerance, and run() throws tessera::Error describing the first op that
+  // differs: step, node, DSL origin, shape, dtype, errors. The reference keeps its own
+  // weights, KV cache (written by its own kv_write) and activations.
   GraphExecutor(const Graph& graph, const WeightFile& weights, std::shared_ptr<Device> device,
-                const KernelRegistry& registry, KvCacheShape kv, const FallbackTarget* fallback = nullptr);
+                const KernelRegistry& registry, KvCacheShape kv, const BackendTarget* fallback = nullptr,
+                const BackendTarget* reference = nullptr);
 
   // Runs one step; `logits` receives [output_rows.size(), n_vocab] row-major.
   void run(const StepBatch& batch, std::vector<float>* logits);
@@ -70,6 +86,7 @@ class GraphExecutor {
 
   const Device& device() const { return *devices_[0]; }  // the main device
   PlacementSummary placement() const;
+  const VerifyReport* verify_report() const { return ref_ >= 0 ? &verify_ : nullptr; }
   uint64_t weight_bytes() const { return weight_bytes_; }
   uint64_t kv_cache_bytes() const { return kv_bytes_; }
   uint64_t arena_bytes() const;
@@ -116,14 +133,21 @@ class GraphExecutor {
   void plan_arena(int device, const StepDims& dims);
   void upload_inputs(const StepBatch& batch);
   void fill_mirror(const Mirror& m, const StepDims& dims);
-  void run_segment(const Segment& s, const StepBatch& batch, const StepDims& dims);
+  void run_nodes(int device, size_t first, size_t end, const std::vector<RegisteredKernel>& kernels,
+                 const StepBatch& batch, const StepDims& dims);
+  // Verify mode (graph_executor_verify.cpp).
+  void add_reference(const BackendTarget& reference);
+  void plan_reference_arena(const StepDims& dims);
+  void verify_node(size_t i, const StepBatch& batch, const StepDims& dims);
+  std::vector<float> output_values(size_t node, int device, const StepBatch& batch, const StepDims& dims) const;
   Placement& at(int device, int tensor) { return placement_[static_cast<size_t>(device)][static_cast<size_t>(tensor)]; }
   const Placement& at(int device, int tensor) const {
     return placement_[static_cast<size_t>(device)][static_cast<size_t>(tensor)];
   }
 
   const Graph& graph_;
-  std::vector<std::shared_ptr<Device>> devices_;  // the main device, then the fallback
+  std::vector<std::shared_ptr<Device>> devices_;  // the main device, the fallback, the reference
+  size_t n_targets_ = 1;                          // of them, the ones nodes are placed on
   KvCacheShape kv_;
   NodePlacement nodes_;
   // The registries' plugins (kernel plugins included), kept loaded for the kernels.
@@ -139,11 +163,15 @@ class GraphExecutor {
     int tensor = -1;          // in the graph
     size_t buffer = 0;        // index in owned_
     uint64_t block_bytes = 0;
+    size_t ref_buffer = 0;    // the reference's copy, in verify mode
   };
   std::vector<CacheTensor> cache_;                 // in graph order
   std::vector<std::unique_ptr<DeviceBuffer>> arenas_;  // [device]
   std::vector<uint8_t> staging_;                   // mirror copies pass through here
   StepDims planned_{-1, -1, -1, -1};
+  int ref_ = -1;                                   // the reference's index in devices_, verify mode
+  std::vector<RegisteredKernel> ref_kernels_;      // [nodes] on the reference
+  VerifyReport verify_;
   uint64_t weight_bytes_ = 0;
   uint64_t kv_bytes_ = 0;
 };

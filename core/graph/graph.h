@@ -59,6 +59,7 @@ struct GraphNode {
   std::vector<int> inputs;  // tensor ids
   int output = -1;          // tensor id
   std::string label;        // where it came from, e.g. "layer 3: q = linear(h, wq)"
+  std::string origin;       // the statement's place, "models/llama.tsr:48:9"; "" if unknown
 };
 
 // Params fields filled by the executor at every step, not by the compiler:

@@ -44,6 +44,7 @@ BackendSwaps::BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points
     try {
       Backend b = open_backend(host, p.backend, static_cast<int32_t>(runtime.threads));
       attach_fallback(b, host, graph, runtime);
+      b.reference = current.reference;  // verify mode follows the run
       opened_.emplace(p.backend, std::move(b));
     } catch (const Error& e) {
       throw Error(std::string("--swap-at ") + std::to_string(p.after_tokens) + ":" + p.backend + ": " + e.what());

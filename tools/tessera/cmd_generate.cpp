@@ -60,6 +60,10 @@ OptionTable generate_options(GenerateFlags& f) {
             "KV cache budget on each --swap-at target, as --kv-mem (fewer blocks than in use preempt the "
             "newest requests); default: the same blocks, or --kv-mem's fraction of the target's memory",
             &f.swap_kv_mem)
+      .text("--verify", "BACKEND",
+            "also run every op on BACKEND (its own kernels, no kernel plugins) with the same inputs and stop at "
+            "the first whose output differs beyond its tolerance",
+            &f.runtime.verify)
       .flag("-v, --verbose", "log each --swap-at move: its time, parts and what it copied", &f.verbose);
   return t;
 }
@@ -180,6 +184,13 @@ void print_summary(const Engine& engine, size_t n_prompts, double seconds) {
                static_cast<long long>(kv.n_blocks), kv.block_size,
                format_bytes(kv.budget_bytes()).c_str(),
                100.0 * s.mean_waste_fraction, 100.0 * s.kv.prefix_hit_rate, static_cast<long long>(s.preemptions));
+  if (const VerifyReport* v = engine.executor().verify_report()) {
+    std::fprintf(stderr,
+                 "tessera: verify: %lld step(s), %lld op outputs agreed with %s%s; closest to its tolerance (%.0f%%): "
+                 "%s\n",
+                 static_cast<long long>(v->steps), static_cast<long long>(v->ops), v->reference.c_str(),
+                 s.migrations > 0 ? " since the last move" : "", 100.0 * v->worst_ratio, v->worst.c_str());
+  }
   if (s.migrations > 0) {
     std::fprintf(stderr, "tessera: moved %lld time(s), ending on %s\n", static_cast<long long>(s.migrations),
                  engine.executor().device().name().c_str());

@@ -142,6 +142,10 @@ Runtime load_runtime(const RuntimeOptions& o) {
   rt.model = Model::load(spec);
   check_kv_rows(*rt.model, o);
   attach_fallback(rt.backend, *rt.host, rt.model->compiled().graph, o);
+  if (!o.verify.empty()) {
+    rt.backend.reference =
+        std::make_shared<Backend>(open_backend(*rt.host, o.verify, static_cast<int32_t>(o.threads), false));
+  }
   rt.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   const auto& info = rt.backend.device->info();

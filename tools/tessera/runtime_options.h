@@ -22,6 +22,7 @@ struct RuntimeOptions {
   std::string backend = "cpu";
   std::string plugin_dir;
   std::string fallback = "cpu";
+  std::string verify;  // reference backend of verify mode; "" = off
   bool no_fallback = false;
   std::string kv_dtype = "f32";
   std::vector<std::string> sets;

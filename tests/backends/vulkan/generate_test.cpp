@@ -221,6 +221,21 @@ TEST_F(VulkanGenerate, AMoveToAVulkanThatLacksAKernelTakesTheFallbackAlong) {
   EXPECT_NE(r.err.find("tessera: moved 2 time(s), ending on cpu:0"), std::string::npos) << r.err;
 }
 
+// Verify mode: every Vulkan op checked against the CPU's on the same inputs, f32 and
+// q8_0 KV caches, and with an op on the fallback.
+TEST_F(VulkanGenerate, EveryVulkanOpAgreesWithTheCpuInVerifyMode) {
+  for (const std::string extra : {"", "--kv-dtype int8"}) {
+    const CommandResult r = generate("vulkan", "Once upon a time", 12, "--verify cpu " + extra);
+    ASSERT_EQ(r.exit_code, 0) << extra << "\n" << r.err;
+    EXPECT_NE(r.err.find("tessera: verify: 12 step(s), "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" op outputs agreed with cpu:0"), std::string::npos) << r.err;
+  }
+  const CommandResult r = lacking("vulkan:rope:f32", "generate -m " + gguf() +
+                                                         " -p 'Once upon a time' -n 12 --temp 0 -b vulkan --verify cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(" op outputs agreed with cpu:0"), std::string::npos) << r.err;
+}
+
 // Runs with a driver list that names no driver, as on a machine without a Vulkan driver.
 CommandResult without_a_driver(const std::string& args) {
   return run_command("VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json " +
