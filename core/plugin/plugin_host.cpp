@@ -45,11 +45,35 @@ PluginHost::PluginHost(const std::vector<std::string>& search_dirs) {
   for (const std::string& dir : search_dirs) scan_directory(dir);
 }
 
-bool PluginHost::first_visit(const std::filesystem::path& path) {
+std::filesystem::path PluginHost::visit_key(const std::filesystem::path& path) {
   std::error_code ec;
   std::filesystem::path key = std::filesystem::weakly_canonical(path, ec);
-  if (ec) key = path.lexically_normal();
-  return visited_.insert(key).second;
+  return ec ? path.lexically_normal() : key;
+}
+
+bool PluginHost::first_visit(const std::filesystem::path& path) { return visited_.insert(visit_key(path)).second; }
+
+std::filesystem::path PluginHost::unload(std::string_view name) {
+  auto it = std::find_if(plugins_.begin(), plugins_.end(), [&](const auto& p) { return p->name() == name; });
+  if (it == plugins_.end()) throw Error("cannot unload plugin '" + std::string(name) + "': no plugin has that name");
+  const long others = it->use_count() - 1;
+  if (others > 0) {
+    throw Error("cannot unload plugin '" + std::string(name) + "' (" + (*it)->path().string() + "): still in use, " +
+                std::to_string(others) + " reference(s) besides the host's (open devices, kernel registries, "
+                "executors); drop them first");
+  }
+  const std::filesystem::path file = (*it)->path();
+  plugins_.erase(it);  // the last reference: the library is closed here
+  visited_.erase(visit_key(file));  // so that load_file takes the file again
+  return file;
+}
+
+std::shared_ptr<const PluginLibrary> PluginHost::reload(std::string_view name) {
+  const std::filesystem::path file = unload(name);
+  const size_t failures = failures_.size();
+  load_file(file);
+  if (failures_.size() > failures) throw Error("cannot reload plugin '" + std::string(name) + "': " + failures_.back().message);
+  return plugins_.back();
 }
 
 void PluginHost::refuse(const std::filesystem::path& file, std::string message) {

@@ -37,6 +37,17 @@ class PluginHost {
   // Loads one plugin file with the same rules; never throws for a bad plugin.
   void load_file(const std::filesystem::path& file);
 
+  // Unloads the plugin called `name`, once nothing made from it is alive (devices and
+  // their buffers closed, registries and executors dropped): the host then holds the
+  // last reference, and the library is closed here, gone from the process if it was
+  // built to unload (tessera_add_plugin's flags). Throws tessera::Error, changing
+  // nothing, when no plugin has that name or it is still in use. Returns its file.
+  std::filesystem::path unload(std::string_view name);
+  // unload(name), then load_file() of the same file (rebuilt since, say). Returns the
+  // plugin loaded; throws tessera::Error with the reason when the file no longer loads
+  // (also recorded in failures()), the plugin then staying unloaded.
+  std::shared_ptr<const PluginLibrary> reload(std::string_view name);
+
   // The plugin called `name`, or nullptr.
   std::shared_ptr<const PluginLibrary> find(std::string_view name) const;
   // Loaded plugins in load order: the first directory's first, then by file name.
@@ -60,6 +71,7 @@ class PluginHost {
  private:
   // False if `path` was seen before (compared by canonical path).
   bool first_visit(const std::filesystem::path& path);
+  static std::filesystem::path visit_key(const std::filesystem::path& path);
   void refuse(const std::filesystem::path& file, std::string message);
 
   std::vector<std::shared_ptr<const PluginLibrary>> plugins_;
