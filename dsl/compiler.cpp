@@ -8,13 +8,6 @@
 
 namespace tessera::dsl {
 
-const HParam* CompiledModel::find_hparam(std::string_view wanted) const {
-  for (const HParam& h : hparams) {
-    if (h.name == wanted) return &h;
-  }
-  return nullptr;
-}
-
 namespace {
 
 // The output must be one row of logits per wanted output: [Outputs, n_vocab].

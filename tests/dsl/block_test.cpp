@@ -51,8 +51,8 @@ forward {
 )";
 
 TEST(Blocks, CompileToTheGraphWrittenInline) {
-  const dsl::CompiledModel inline_model = compile_text(kInline);
-  const dsl::CompiledModel block_model = compile_text(kWithBlocks);
+  const CompiledModel inline_model = compile_text(kInline);
+  const CompiledModel block_model = compile_text(kWithBlocks);
   EXPECT_EQ(op_sequence(block_model.graph), op_sequence(inline_model.graph));
   EXPECT_EQ(block_model.node_layers, inline_model.node_layers);
   const auto scales = nodes_of(block_model.graph, OpKind::Scale);
@@ -65,7 +65,7 @@ TEST(Blocks, CompileToTheGraphWrittenInline) {
 }
 
 TEST(Blocks, LabelNodesWithTheCallerLayerAndTheBlockStatement) {
-  const dsl::CompiledModel m = compile_text(kWithBlocks);
+  const CompiledModel m = compile_text(kWithBlocks);
   const auto norms = nodes_of(m.graph, OpKind::RmsNorm);
   EXPECT_EQ(norms[1]->label, "layer 1: normed: return rms_norm(x, g, eps: eps)");
   EXPECT_EQ(m.graph.tensor(norms[1]->output).name, "blk.1.h");

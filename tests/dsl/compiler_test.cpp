@@ -52,7 +52,7 @@ TEST(CompileLlama, HasTheNodesOfFiveLayers) {
 
 TEST(CompileLlama, LogitsAreOneRowPerOutputByVocabulary) {
   const FakeWeightFile file = stories260k_fake();
-  const dsl::CompiledModel m = compile_llama(file);
+  const CompiledModel m = compile_llama(file);
   ASSERT_GE(m.graph.logits(), 0);
   const GraphTensor& logits = m.graph.tensor(m.graph.logits());
   EXPECT_EQ(logits.shape, (Shape{sym(SymDim::Outputs), 512}));
@@ -220,7 +220,7 @@ TEST(CompileLlama, InfersTheShapeOfEveryNodeOutput) {
 
 TEST(CompileLlama, LabelsNodesWithTheirStatementAndLayer) {
   const FakeWeightFile file = stories260k_fake();
-  const dsl::CompiledModel m = compile_llama(file);
+  const CompiledModel m = compile_llama(file);
   const auto ropes = nodes_of(m.graph, OpKind::Rope);
   // The rope is block rotate's value, for block decoder_layer's q of layer 3.
   EXPECT_EQ(ropes[6]->label,
@@ -235,7 +235,7 @@ TEST(CompileLlama, LabelsNodesWithTheirStatementAndLayer) {
 
 TEST(CompileLlama, RecordsTheLayerOfEachNode) {
   const FakeWeightFile file = stories260k_fake();
-  const dsl::CompiledModel m = compile_llama(file);
+  const CompiledModel m = compile_llama(file);
   ASSERT_EQ(m.node_layers.size(), 89u);
   EXPECT_EQ(m.node_layers.front(), -1);
   for (size_t i = 1; i < 86; ++i) EXPECT_EQ(m.node_layers[i], static_cast<int>((i - 1) / 17)) << "node " << i;

@@ -11,7 +11,7 @@
 
 namespace tessera::test {
 
-inline dsl::CompiledModel compile_text(const std::string& source, const WeightFile* weights = nullptr,
+inline CompiledModel compile_text(const std::string& source, const WeightFile* weights = nullptr,
                                        std::map<std::string, std::string> overrides = {}) {
   dsl::CompileOptions options;
   options.weights = weights;

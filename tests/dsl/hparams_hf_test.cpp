@@ -36,15 +36,15 @@ FakeWeightFile gguf_file() {
   return f;
 }
 
-dsl::HParam hparam(const dsl::CompiledModel& m, const std::string& name) {
-  const dsl::HParam* h = m.find_hparam(name);
+HParam hparam(const CompiledModel& m, const std::string& name) {
+  const HParam* h = m.find_hparam(name);
   if (!h) throw std::runtime_error("no hyper-parameter " + name);
   return *h;
 }
 
 TEST(HfHParams, MetaAndShapeReadTheHfKeyAndTensorInAHfFolder) {
   const FakeWeightFile file = hf_folder();
-  const dsl::CompiledModel m = compile_text(model_with(""), &file);
+  const CompiledModel m = compile_text(model_with(""), &file);
   EXPECT_EQ(hparam(m, "d").value, 4);
   EXPECT_TRUE(hparam(m, "d").is_integer);
   EXPECT_EQ(hparam(m, "v").value, 8);
@@ -52,14 +52,14 @@ TEST(HfHParams, MetaAndShapeReadTheHfKeyAndTensorInAHfFolder) {
 
 TEST(HfHParams, MetaAndShapeReadTheGgufKeyAndTensorInAGgufFile) {
   const FakeWeightFile file = gguf_file();
-  const dsl::CompiledModel m = compile_text(model_with(""), &file);
+  const CompiledModel m = compile_text(model_with(""), &file);
   EXPECT_EQ(hparam(m, "d").value, 6);
   EXPECT_EQ(hparam(m, "v").value, 10);
 }
 
 TEST(HfHParams, RecordBothKeysOfAMetaDefinition) {
   const FakeWeightFile file = hf_folder();
-  const dsl::CompiledModel m = compile_text(model_with(""), &file);
+  const CompiledModel m = compile_text(model_with(""), &file);
   EXPECT_EQ(hparam(m, "d").meta_key, "tiny.width");
   EXPECT_EQ(hparam(m, "d").hf_key, "hidden_size");
   EXPECT_EQ(hparam(m, "v").hf_key, "");  // shape(), not meta()
@@ -81,7 +81,7 @@ TEST(HfHParams, AlternativesTakeTheFirstKeyTheFolderHas) {
 
 TEST(HfHParams, AlternativesFallBackToTheDefaultWhenNoneIsPresent) {
   const FakeWeightFile file = hf_folder();
-  const dsl::CompiledModel m =
+  const CompiledModel m =
       compile_text(model_with("  theta = meta(\"tiny.rope.freq_base\", 10000.0, hf: \"a.rope_theta|rope_theta\")"), &file);
   EXPECT_EQ(hparam(m, "theta").value, 10000.0);
   EXPECT_EQ(hparam(m, "theta").hf_key, "a.rope_theta");  // the first alternative names it
@@ -90,7 +90,7 @@ TEST(HfHParams, AlternativesFallBackToTheDefaultWhenNoneIsPresent) {
 TEST(HfHParams, ShapeAlternativesTakeTheFirstTensorTheFolderHas) {
   FakeWeightFile file = hf_folder();
   file.add_tensor("transformer.wpe.weight", {32, 4});
-  const dsl::CompiledModel m =
+  const CompiledModel m =
       compile_text(model_with("  n_pos = shape(\"pos\", 0, 16, hf: \"model.wpe.weight|transformer.wpe.weight\")"), &file);
   EXPECT_EQ(hparam(m, "n_pos").value, 32);
 }
@@ -98,21 +98,21 @@ TEST(HfHParams, ShapeAlternativesTakeTheFirstTensorTheFolderHas) {
 TEST(HfHParams, AnEmptyGgufKeyAlwaysUsesTheDefaultInAGgufFile) {
   FakeWeightFile file = gguf_file();
   file.set_uint("", 99);  // even a file with an empty key: "" means none
-  const dsl::CompiledModel m = compile_text(model_with("  scalar = meta(\"\", 256, hf: \"query_pre_attn_scalar\")"), &file);
+  const CompiledModel m = compile_text(model_with("  scalar = meta(\"\", 256, hf: \"query_pre_attn_scalar\")"), &file);
   EXPECT_EQ(hparam(m, "scalar").value, 256);
 }
 
 TEST(HfHParams, AnEmptyGgufKeyStillReadsTheHfKeyInAHfFolder) {
   FakeWeightFile file = hf_folder();
   file.set_int("query_pre_attn_scalar", 144);
-  const dsl::CompiledModel m = compile_text(model_with("  scalar = meta(\"\", 256, hf: \"query_pre_attn_scalar\")"), &file);
+  const CompiledModel m = compile_text(model_with("  scalar = meta(\"\", 256, hf: \"query_pre_attn_scalar\")"), &file);
   EXPECT_EQ(hparam(m, "scalar").value, 144);
 }
 
 TEST(HfHParams, MetaWithoutAnHfKeyUsesItsDefaultInAHfFolder) {
   FakeWeightFile file = hf_folder();
   file.set_uint("tiny.rope.dimension_count", 2);  // a GGUF key is not read from a folder
-  const dsl::CompiledModel m = compile_text(model_with("  n_rot = meta(\"tiny.rope.dimension_count\", d)"), &file);
+  const CompiledModel m = compile_text(model_with("  n_rot = meta(\"tiny.rope.dimension_count\", d)"), &file);
   EXPECT_EQ(hparam(m, "n_rot").value, 4);
 }
 

@@ -7,8 +7,8 @@
 namespace tessera::test {
 namespace {
 
-const dsl::HParam& hparam(const dsl::CompiledModel& m, const std::string& name) {
-  const dsl::HParam* h = m.find_hparam(name);
+const HParam& hparam(const CompiledModel& m, const std::string& name) {
+  const HParam* h = m.find_hparam(name);
   if (!h) throw std::runtime_error("no hyper-parameter " + name);
   return *h;
 }
@@ -25,7 +25,7 @@ std::string compile_error(const dsl::ModelDef& model, const dsl::CompileOptions&
 
 TEST(HParams, ComeFromTheFileMetadataAndTensorShapes) {
   const FakeWeightFile file = stories260k_fake();
-  const dsl::CompiledModel m = compile_llama(file);
+  const CompiledModel m = compile_llama(file);
   EXPECT_EQ(hparam(m, "d_model").value, 64);
   EXPECT_TRUE(hparam(m, "d_model").is_integer);
   EXPECT_EQ(hparam(m, "n_kv_heads").value, 4);
@@ -38,7 +38,7 @@ TEST(HParams, ComeFromTheFileMetadataAndTensorShapes) {
 
 TEST(HParams, UseTheDefaultWhenTheFileLacksTheKey) {
   const FakeWeightFile file = stories260k_fake();  // has no rope.freq_base
-  const dsl::CompiledModel m = compile_llama(file);
+  const CompiledModel m = compile_llama(file);
   EXPECT_EQ(hparam(m, "rope_theta").value, 10000.0);
   EXPECT_FALSE(hparam(m, "rope_theta").is_integer);
   EXPECT_EQ(hparam(m, "rope_theta").meta_key, "llama.rope.freq_base");
@@ -46,7 +46,7 @@ TEST(HParams, UseTheDefaultWhenTheFileLacksTheKey) {
 
 TEST(HParams, RecordTheResolvedMetadataKeyOfEachMetaDefinition) {
   const FakeWeightFile file = stories260k_fake();
-  const dsl::CompiledModel m = compile_llama(file);
+  const CompiledModel m = compile_llama(file);
   EXPECT_EQ(hparam(m, "d_model").meta_key, "llama.embedding_length");
   EXPECT_EQ(hparam(m, "n_kv_heads").meta_key, "llama.attention.head_count_kv");
   EXPECT_EQ(hparam(m, "n_vocab").meta_key, "");
@@ -66,14 +66,14 @@ forward { logits = linear(outputs(embed(emb)), emb) }
                                       "tiny.tsr");
   dsl::CompileOptions options;
   options.weights = &file;
-  const dsl::CompiledModel m = dsl::compile_model(*model, options);
+  const CompiledModel m = dsl::compile_model(*model, options);
   EXPECT_EQ(m.arch, "tinyarch");
   EXPECT_EQ(hparam(m, "d").meta_key, "tinyarch.width");
   EXPECT_EQ(m.n_vocab, 8);
 }
 
 TEST(HParams, ResolveArchToTheModelNameWithoutAFile) {
-  const dsl::CompiledModel m = compile_tinyllama();
+  const CompiledModel m = compile_tinyllama();
   EXPECT_EQ(m.arch, "llama");
   EXPECT_EQ(hparam(m, "n_layers").meta_key, "llama.block_count");
 }
@@ -83,7 +83,7 @@ TEST(HParams, TakeOverridesBeforeTheFile) {
   dsl::CompileOptions options;
   options.weights = &file;
   options.overrides = {{"n_layers", "2"}, {"rope_theta", "500000.0"}};
-  const dsl::CompiledModel m = dsl::compile_model(*llama_definition(), options);
+  const CompiledModel m = dsl::compile_model(*llama_definition(), options);
   EXPECT_EQ(m.n_layers, 2);
   EXPECT_EQ(hparam(m, "rope_theta").value, 500000.0);
   EXPECT_FALSE(hparam(m, "rope_theta").is_integer);
@@ -91,7 +91,7 @@ TEST(HParams, TakeOverridesBeforeTheFile) {
 }
 
 TEST(HParams, UseOverridesAndDefaultsWithoutAFile) {
-  const dsl::CompiledModel m = compile_tinyllama();
+  const CompiledModel m = compile_tinyllama();
   EXPECT_EQ(hparam(m, "head_dim").value, 64);
   EXPECT_EQ(hparam(m, "n_rot").value, 64);  // defaults to head_dim
   EXPECT_EQ(hparam(m, "n_ctx").value, 2048);
@@ -106,7 +106,7 @@ weights { emb [v, d] = "emb" }
 forward { logits = linear(outputs(embed(emb)), emb) }
 )",
                                       "tiny.tsr");
-  const dsl::CompiledModel m = dsl::compile_model(*model, dsl::CompileOptions{});
+  const CompiledModel m = dsl::compile_model(*model, dsl::CompileOptions{});
   EXPECT_EQ(hparam(m, "a").value, 1);
   EXPECT_TRUE(hparam(m, "a").is_integer);
   EXPECT_EQ(hparam(m, "b").value, 1.5);
@@ -185,10 +185,10 @@ TEST(HParams, RefuseMetadataThatIsNotANumber) {
 // What `tessera init` relies on: a file holding every meta_key with its value and
 // every weight with its shape compiles back to the same hyper-parameters.
 TEST(HParams, ReadBackFromAFileWrittenWithTheirMetaKeys) {
-  const dsl::CompiledModel first = compile_tinyllama();
+  const CompiledModel first = compile_tinyllama();
   FakeWeightFile file("init.gguf");
   file.set_string("general.architecture", first.arch);
-  for (const dsl::HParam& h : first.hparams) {
+  for (const HParam& h : first.hparams) {
     if (h.meta_key.empty()) continue;
     if (h.is_integer) file.set_uint(h.meta_key, static_cast<uint64_t>(h.value));
     else file.set_float(h.meta_key, h.value);
@@ -196,7 +196,7 @@ TEST(HParams, ReadBackFromAFileWrittenWithTheirMetaKeys) {
   for (const GraphTensor& t : first.graph.tensors()) {
     if (t.role == TensorRole::Weight) file.add_tensor(t.file_name, t.shape, t.dtype);
   }
-  const dsl::CompiledModel second = compile_llama(file);
+  const CompiledModel second = compile_llama(file);
   ASSERT_EQ(second.hparams.size(), first.hparams.size());
   for (size_t i = 0; i < first.hparams.size(); ++i) {
     EXPECT_EQ(second.hparams[i].name, first.hparams[i].name);

@@ -16,7 +16,7 @@ inline std::shared_ptr<const dsl::ModelDef> llama_definition() {
   return dsl::parse_model_file(source_path("models/llama.tsr"));
 }
 
-inline dsl::CompiledModel compile_llama(const WeightFile& file, DType kv_dtype = DType::F32) {
+inline CompiledModel compile_llama(const WeightFile& file, DType kv_dtype = DType::F32) {
   dsl::CompileOptions options;
   options.weights = &file;
   options.kv_dtype = kv_dtype;
@@ -29,7 +29,7 @@ inline std::map<std::string, std::string> tinyllama_overrides() {
           {"d_ff", "5632"},    {"n_vocab", "32000"}};
 }
 
-inline dsl::CompiledModel compile_tinyllama(DType weight_dtype = DType::F32, DType kv_dtype = DType::F32) {
+inline CompiledModel compile_tinyllama(DType weight_dtype = DType::F32, DType kv_dtype = DType::F32) {
   dsl::CompileOptions options;
   options.overrides = tinyllama_overrides();
   options.weight_dtype = weight_dtype;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "dsl/model_definition.h"
 #include "support/temp_path.h"
 #include "support/testdata.h"
@@ -50,25 +51,25 @@ class AliasFolder : public ::testing::Test {
 TEST_F(AliasFolder, FindArchitectureChoosesTheFileThatListsTheAlias) {
   write("alpha.tsr", "model alpha, first");
   write("beta.tsr", "model beta, second, third");
-  EXPECT_EQ(Model::find_architecture("third", {dir_.string()}), path("beta.tsr"));
+  EXPECT_EQ(dsl::find_architecture("third", {dir_.string()}), path("beta.tsr"));
 }
 
 TEST_F(AliasFolder, FindArchitecturePrefersAFileNamedAfterTheArchitecture) {
   write("alpha.tsr", "model alpha, beta");
   write("beta.tsr", "model beta");
-  EXPECT_EQ(Model::find_architecture("beta", {dir_.string()}), path("beta.tsr"));
+  EXPECT_EQ(dsl::find_architecture("beta", {dir_.string()}), path("beta.tsr"));
 }
 
 TEST_F(AliasFolder, FindArchitectureSkipsFilesThatDoNotParse) {
   write("aaa.tsr", "model broken, 7");  // read first, and refused
   write("zzz.tsr", "model zeta, wanted");
-  EXPECT_EQ(Model::find_architecture("wanted", {dir_.string()}), path("zzz.tsr"));
+  EXPECT_EQ(dsl::find_architecture("wanted", {dir_.string()}), path("zzz.tsr"));
 }
 
 TEST(ModelAliases, ServeHuggingFaceModelTypesWithTheModelLibrary) {
   const std::string models = source_path("models");
-  EXPECT_EQ(Model::find_architecture("phi", {models}), source_path("models/phi2.tsr"));
-  EXPECT_EQ(Model::find_architecture("mistral", {models}), source_path("models/llama.tsr"));
+  EXPECT_EQ(dsl::find_architecture("phi", {models}), source_path("models/phi2.tsr"));
+  EXPECT_EQ(dsl::find_architecture("mistral", {models}), source_path("models/llama.tsr"));
 }
 
 }  // namespace

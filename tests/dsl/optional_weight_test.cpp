@@ -40,20 +40,20 @@ FakeWeightFile file(bool with_bias) {
 
 TEST(OptionalWeight, PresentIsAdded) {
   const FakeWeightFile f = file(true);
-  const dsl::CompiledModel m = compile_text(kModel, &f);
+  const CompiledModel m = compile_text(kModel, &f);
   EXPECT_EQ(op_sequence(m.graph), "get_rows matmul add get_rows matmul");
   EXPECT_NE(find_tensor(m.graph, "b"), nullptr);
 }
 
 TEST(OptionalWeight, AbsentLeavesTheOptionalArgumentOut) {
   const FakeWeightFile f = file(false);
-  const dsl::CompiledModel m = compile_text(kModel, &f);
+  const CompiledModel m = compile_text(kModel, &f);
   EXPECT_EQ(op_sequence(m.graph), "get_rows matmul get_rows matmul");
   EXPECT_EQ(find_tensor(m.graph, "b"), nullptr);
 }
 
 TEST(OptionalWeight, WithoutAFileIsLeftOut) {  // so tessera init writes only what a model needs
-  const dsl::CompiledModel m = compile_text(kModel);
+  const CompiledModel m = compile_text(kModel);
   EXPECT_EQ(op_sequence(m.graph), "get_rows matmul get_rows matmul");
 }
 
@@ -66,7 +66,7 @@ TEST(OptionalWeight, WithoutAnHfNameIsLeftOutOfAFolder) {
   std::string model = kModel;
   model.replace(model.find("\"emb\""), 5, "\"emb\", hf: \"model.emb\"");
   model.replace(model.find("\"w\""), 3, "\"w\", hf: \"model.w\"");
-  const dsl::CompiledModel m = compile_text(model, &f);
+  const CompiledModel m = compile_text(model, &f);
   EXPECT_EQ(op_sequence(m.graph), "get_rows matmul get_rows matmul");
 }
 

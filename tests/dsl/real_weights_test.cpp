@@ -13,7 +13,7 @@ TEST(RealWeights, Stories260KGgufCompilesToTheLlamaGraph) {
   const std::string path = testdata_path("stories260K/stories260K.gguf");
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no test data at " << path;
   const auto file = open_weight_file(path);
-  const dsl::CompiledModel m = compile_llama(*file);
+  const CompiledModel m = compile_llama(*file);
   EXPECT_EQ(m.graph.nodes().size(), 89u);
   EXPECT_EQ(m.n_vocab, 512);
   EXPECT_EQ(m.n_layers, 5);
@@ -30,7 +30,7 @@ TEST(RealWeights, Llama2cCheckpointCompilesToTheLlamaGraph) {
   const std::string path = testdata_path("stories260K/stories260K.bin");
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no test data at " << path;
   const auto file = open_weight_file(path, testdata_path("stories260K/tok512.bin"));
-  const dsl::CompiledModel m = compile_llama(*file);
+  const CompiledModel m = compile_llama(*file);
   EXPECT_EQ(m.graph.nodes().size(), 89u);
   EXPECT_EQ(m.n_vocab, 512);
   EXPECT_EQ(m.n_ctx, 512);  // the checkpoint's real seq_len

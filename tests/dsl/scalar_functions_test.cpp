@@ -9,37 +9,37 @@ namespace {
 
 // The hyper-parameter `name` of a model whose hparams section also holds `hparams`
 // (after d = 4 and v = 8).
-dsl::HParam evaluate(const std::string& hparams, const std::string& name) {
-  const dsl::CompiledModel m = compile_text("model tiny\nhparams {\n  d = 4\n  v = 8\n" + hparams +
+HParam evaluate(const std::string& hparams, const std::string& name) {
+  const CompiledModel m = compile_text("model tiny\nhparams {\n  d = 4\n  v = 8\n" + hparams +
                                             "\n}\n"
                                             "weights { emb [v, d] = \"emb\" }\n"
                                             "forward { logits = linear(outputs(embed(emb)), emb) }\n");
-  const dsl::HParam* h = m.find_hparam(name);
+  const HParam* h = m.find_hparam(name);
   if (!h) throw std::runtime_error("no hyper-parameter " + name);
   return *h;
 }
 
 TEST(ScalarPow, OfIntegersWithAnExponentOfZeroOrMoreIsAnInteger) {
-  const dsl::HParam h = evaluate("p = pow(2, 10)", "p");
+  const HParam h = evaluate("p = pow(2, 10)", "p");
   EXPECT_EQ(h.value, 1024);
   EXPECT_TRUE(h.is_integer);
   EXPECT_EQ(evaluate("p = pow(d, 0)", "p").value, 1);
 }
 
 TEST(ScalarPow, WithANegativeExponentIsAFloat) {
-  const dsl::HParam h = evaluate("p = pow(2, -2)", "p");
+  const HParam h = evaluate("p = pow(2, -2)", "p");
   EXPECT_DOUBLE_EQ(h.value, 0.25);
   EXPECT_FALSE(h.is_integer);
 }
 
 TEST(ScalarPow, WithAFloatOperandIsAFloat) {
-  const dsl::HParam h = evaluate("p = pow(d * 4, 0.5)", "p");  // 16^0.5
+  const HParam h = evaluate("p = pow(d * 4, 0.5)", "p");  // 16^0.5
   EXPECT_DOUBLE_EQ(h.value, 4.0);
   EXPECT_FALSE(h.is_integer);
 }
 
 TEST(ScalarRound, GivesTheNearestInteger) {  // Phi-2: rotary dims = round(head_dim * 0.4)
-  const dsl::HParam h = evaluate("r = round(64 * 0.4)", "r");
+  const HParam h = evaluate("r = round(64 * 0.4)", "r");
   EXPECT_EQ(h.value, 26);
   EXPECT_TRUE(h.is_integer);
 }
@@ -55,13 +55,13 @@ TEST(ScalarIf, IsTheSecondArgumentWhenTheConditionIsNotZero) {
 }
 
 TEST(ScalarIf, IsTheThirdArgumentWhenTheConditionIsZero) {
-  const dsl::HParam h = evaluate("c = if(d - 4, 1.5, 20)", "c");
+  const HParam h = evaluate("c = if(d - 4, 1.5, 20)", "c");
   EXPECT_EQ(h.value, 20);
   EXPECT_TRUE(h.is_integer);  // the chosen value keeps its type
 }
 
 TEST(ScalarRemainder, OfIntegersIsAnInteger) {
-  const dsl::HParam h = evaluate("m = 7 % 3", "m");
+  const HParam h = evaluate("m = 7 % 3", "m");
   EXPECT_EQ(h.value, 1);
   EXPECT_TRUE(h.is_integer);
 }
@@ -76,13 +76,13 @@ TEST(ScalarRemainder, KeepsTheSignOfTheDividend) {
 }
 
 TEST(PredefinedHf, IsZeroWithoutAWeightsFile) {
-  const dsl::HParam h = evaluate("from_hf = hf", "from_hf");
+  const HParam h = evaluate("from_hf = hf", "from_hf");
   EXPECT_EQ(h.value, 0);
   EXPECT_TRUE(h.is_integer);
 }
 
 TEST(PredefinedHf, IsNotListedAsAHyperParameter) {
-  const dsl::CompiledModel m = compile_text("model tiny\nhparams { d = 4 + hf  v = 8 }\n"
+  const CompiledModel m = compile_text("model tiny\nhparams { d = 4 + hf  v = 8 }\n"
                                             "weights { emb [v, d] = \"emb\" }\n"
                                             "forward { logits = linear(outputs(embed(emb)), emb) }\n");
   EXPECT_EQ(m.find_hparam("hf"), nullptr);

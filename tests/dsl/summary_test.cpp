@@ -72,7 +72,7 @@ TEST(Summary, CountsTinyLlamaParametersAndKvBytes) {
 
 TEST(Summary, FormatsWhatCheckPrints) {
   const FakeWeightFile file = stories260k_fake();
-  const dsl::CompiledModel m = compile_llama(file);
+  const CompiledModel m = compile_llama(file);
   EXPECT_EQ(dsl::format_summary(m, dsl::summarize(m, 512)),
             "model llama (" + source_path("models/llama.tsr") + "), arch llama\n"
             "hyper-parameters:\n"

@@ -12,6 +12,7 @@
 
 #include "core/engine/backend.h"
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
 #include "core/weights/gguf_reader.h"
@@ -68,11 +69,11 @@ class ConvertTest : public ::testing::Test {
 
   // Weights from a file or folder; the definition by --arch or by the file's architecture.
   static std::unique_ptr<Model> load(const std::string& weights, const std::string& arch_path = "") {
-    ModelSpec spec;
+    dsl::ModelSpec spec;
     spec.weights_path = weights;
     spec.arch_path = arch_path;
     spec.model_dirs = {source_path("models")};
-    return Model::load(spec);
+    return dsl::load_model(spec);
   }
 
   // The logits of every position of one prefill of `tokens`: [tokens][n_vocab].
@@ -223,7 +224,7 @@ TEST_P(InitHfTest, ConfigHoldsTheHyperParametersAndModelType) {
   ASSERT_NE(folder->find_meta("model_type"), nullptr);
   EXPECT_EQ(folder->find_meta("model_type")->as_string(), GetParam().definition);
   const auto model = load(init("gguf"), arch());
-  for (const dsl::HParam& h : model->compiled().hparams) {
+  for (const HParam& h : model->compiled().hparams) {
     if (h.hf_key.empty()) continue;
     const MetaValue* v = folder->find_meta(h.hf_key);
     ASSERT_NE(v, nullptr) << h.hf_key;

@@ -14,6 +14,7 @@
 
 #include "core/engine/backend.h"
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
 #include "core/util/error.h"
@@ -42,10 +43,10 @@ class HfFixtureTest : public ::testing::TestWithParam<Case> {
   }
 
   std::unique_ptr<Model> load(const HfFixture& f) {
-    ModelSpec spec;
+    dsl::ModelSpec spec;
     spec.weights_path = f.folder;
     spec.model_dirs = {source_path("models")};
-    return Model::load(spec);
+    return dsl::load_model(spec);
   }
 
   static PluginHost* host_;
@@ -104,10 +105,10 @@ TEST(HfFolderTokenizer, UnreadableTokenizerJsonLeavesTokenIds) {
     fs::copy_file(fs::path(hf_fixture_folder("llama")) / f, folder / f, fs::copy_options::overwrite_existing);
   }
   std::ofstream(folder / "tokenizer.json") << R"({"model": {"type": "Unigram", "vocab": []}})";
-  ModelSpec spec;
+  dsl::ModelSpec spec;
   spec.weights_path = folder.string();
   spec.model_dirs = {source_path("models")};
-  const auto model = Model::load(spec);
+  const auto model = dsl::load_model(spec);
   EXPECT_FALSE(model->has_tokenizer());
   try {
     model->tokenizer();

@@ -28,6 +28,7 @@
 #include "core/engine/backend.h"
 #include "core/engine/engine.h"
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
 #include "models/llamacpp_greedy.h"
@@ -54,11 +55,11 @@ class LlamaCppGreedy : public ::testing::TestWithParam<Fixture> {
       GTEST_SKIP() << "SmolLM2-135M-Instruct.Q4_1.gguf is not fetched: run scripts/fetch-model.sh "
                       "(scripts/test.sh and CI do)";
     }
-    ModelSpec spec;
+    dsl::ModelSpec spec;
     spec.weights_path = weights_;
     spec.model_dirs = {source_path("models")};
     spec.kv_dtype = DType::F16;  // llama.cpp's default KV cache
-    model_ = Model::load(spec);
+    model_ = dsl::load_model(spec);
     cases_ = read_cases(source_path(GetParam().greedy));
   }
 

@@ -11,6 +11,7 @@
 
 #include "core/engine/backend.h"
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
 #include "support/naive_transformer.h"
@@ -133,10 +134,10 @@ class NaiveReferenceTest : public ::testing::TestWithParam<LibraryModel> {
     const CommandResult r = run_command(shell_quote(tessera_exe()) + " init --arch " + shell_quote(arch_) + " " +
                                         m.init_set + " --dtype f32 --seed 7 -o " + shell_quote(weights_));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ModelSpec spec;
+    dsl::ModelSpec spec;
     spec.weights_path = weights_;
     spec.arch_path = arch_;
-    model_ = Model::load(spec);
+    model_ = dsl::load_model(spec);
   }
   void TearDown() override { std::filesystem::remove(weights_); }
 

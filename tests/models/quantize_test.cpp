@@ -16,6 +16,7 @@
 
 #include "core/engine/backend.h"
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
 #include "core/weights/gguf_reader.h"
@@ -48,10 +49,10 @@ class QuantizePreset : public ::testing::TestWithParam<PresetCase> {
     delete host_;
   }
   static std::unique_ptr<Model> load(const std::string& path) {
-    ModelSpec spec;
+    dsl::ModelSpec spec;
     spec.weights_path = path;
     spec.model_dirs = {source_path("models")};
-    return Model::load(spec);
+    return dsl::load_model(spec);
   }
   static std::vector<float> logits(const Model& model) {
     const Backend backend = open_backend(*host_, "cpu", 2);

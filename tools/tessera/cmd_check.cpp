@@ -24,7 +24,7 @@ std::string op_list(const std::vector<PlacementSummary::OpCount>& ops) {
   return out;
 }
 
-void write_dot(const dsl::CompiledModel& model, const std::string& path) {
+void write_dot(const CompiledModel& model, const std::string& path) {
   AtomicOutputFile out(path);
   const std::string dot = graph_to_dot(model.graph, model.name, model.node_layers);
   out.write(dot.data(), dot.size());
@@ -97,7 +97,7 @@ int run_check(const Args& args) {
   options.weights = file.get();
   options.overrides = parse_overrides(rto.sets);
   options.kv_dtype = kv;
-  const dsl::CompiledModel model = dsl::compile_model(*def, options);
+  const CompiledModel model = dsl::compile_model(*def, options);
   std::printf("%s", dsl::format_summary(model, dsl::summarize(model, ctx, batch)).c_str());
   if (!dot_path.empty()) write_dot(model, dot_path);
   return 0;

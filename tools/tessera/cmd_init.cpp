@@ -54,7 +54,7 @@ int run_init(const Args& args) {
   dsl::CompileOptions options;
   options.overrides = parse_overrides(sets);
   options.weight_dtype = dtype;
-  const dsl::CompiledModel model = dsl::compile_model(*def, options);
+  const CompiledModel model = dsl::compile_model(*def, options);
   if (hf) {
     const size_t n_tensors = write_random_hf_folder(*def, model, dtype, static_cast<uint64_t>(seed), output);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -26,7 +26,7 @@ struct JsonNode {
   }
 };
 
-std::string number_text(const dsl::HParam& h) {
+std::string number_text(const HParam& h) {
   if (!std::isfinite(h.value)) {
     throw Error("hyper-parameter '" + h.name + "' is " + std::to_string(h.value) + ", which JSON cannot hold");
   }
@@ -86,10 +86,10 @@ void write(const JsonNode& node, int indent, std::string& out) {
 
 }  // namespace
 
-std::string hf_config_json(const dsl::CompiledModel& model) {
+std::string hf_config_json(const CompiledModel& model) {
   JsonNode root;
   root.members.emplace_back("architectures", JsonNode{"[]", {}});
-  for (const dsl::HParam& h : model.hparams) {
+  for (const HParam& h : model.hparams) {
     if (!h.hf_key.empty()) insert(root, h.hf_key, number_text(h));
   }
   insert(root, "model_type", json_escape(model.name));

@@ -14,6 +14,6 @@ namespace tessera::cli {
 // order), and "model_type": the model's name. Throws tessera::Error when two
 // hyper-parameters claim the same key with different values, or one key both holds a
 // value and nests others.
-std::string hf_config_json(const dsl::CompiledModel& model);
+std::string hf_config_json(const CompiledModel& model);
 
 }  // namespace tessera::cli

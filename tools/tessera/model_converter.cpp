@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/util/error.h"
 #include "core/weights/gguf_writer.h"
 #include "core/weights/weight_file.h"
@@ -53,7 +54,7 @@ std::string choose_definition(const ConvertRequest& request, const WeightFile& s
   const MetaValue* arch = source.find_meta(key);
   if (!arch) throw Error(request.source + ": no '" + key + "' in the metadata; pass --arch FILE");
   *reason = key + " = " + arch->as_string();
-  return Model::find_architecture(arch->as_string(), request.model_dirs);
+  return dsl::find_architecture(arch->as_string(), request.model_dirs);
 }
 
 // general.name: the source's own, else the file or folder name.
@@ -109,17 +110,17 @@ void add_tokenizer(const ConvertRequest& request, const WeightFile& source, int6
 
 // general.architecture is what {arch} resolved to, so the "{arch}.*" keys read back:
 // the model's name for a folder (FolderAsModel), a GGUF source's own architecture.
-void add_metadata(const dsl::CompiledModel& model, const WeightFile& source, bool hf_layout, GgufWriter& writer) {
+void add_metadata(const CompiledModel& model, const WeightFile& source, bool hf_layout, GgufWriter& writer) {
   writer.set_meta("general.architecture", typed(MetaValue{model.arch}, kGgufString));
   writer.set_meta("general.name", typed(MetaValue{model_title(source)}, kGgufString));
-  for (const dsl::HParam& h : model.hparams) {
+  for (const HParam& h : model.hparams) {
     if (!h.meta_key.empty()) writer.set_meta(h.meta_key, hparam_meta_value(h));
   }
   if (hf_layout) writer.set_meta(std::string(dsl::kHfLayoutKey), typed(MetaValue{uint64_t{1}}, kGgufUint32));
 }
 
 // Every weight the graph reads, once per GGUF name, checked before anything is written.
-std::vector<std::pair<ConvertedTensor, const TensorView*>> plan_tensors(const dsl::CompiledModel& model,
+std::vector<std::pair<ConvertedTensor, const TensorView*>> plan_tensors(const CompiledModel& model,
                                                                         const WeightFile& weights,
                                                                         const std::optional<QuantPreset>& preset) {
   std::vector<std::pair<ConvertedTensor, const TensorView*>> plan;
@@ -157,7 +158,7 @@ ConvertSummary convert_to_gguf(const ConvertRequest& request, const std::string&
   const WeightFile& weights = as_model ? *as_model : *source;
   dsl::CompileOptions options;
   options.weights = &weights;
-  const dsl::CompiledModel model = dsl::compile_model(*def, options);
+  const CompiledModel model = dsl::compile_model(*def, options);
   summary.model_name = model.arch;
   summary.hf_layout = dsl::has_hf_layout(options);
 

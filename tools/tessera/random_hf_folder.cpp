@@ -41,7 +41,7 @@ int64_t rows_of(const Shape& shape) {
 
 }  // namespace
 
-size_t write_random_hf_folder(const dsl::ModelDef& def, const dsl::CompiledModel& model, DType dtype, uint64_t seed,
+size_t write_random_hf_folder(const dsl::ModelDef& def, const CompiledModel& model, DType dtype, uint64_t seed,
                             const std::string& folder) {
   const std::vector<RandomWeight> weights = random_weights(model, dtype, seed);
   for (const RandomWeight& w : weights) {

@@ -17,7 +17,7 @@ namespace tessera::cli {
 // definition declares it transposed. `model` is `def` compiled without a weights file.
 // dtype is f32, f16 or bf16 (vectors are f32). Throws tessera::Error, before writing,
 // for a weight without an hf: name. Returns the number of tensors written.
-size_t write_random_hf_folder(const dsl::ModelDef& def, const dsl::CompiledModel& model, DType dtype, uint64_t seed,
+size_t write_random_hf_folder(const dsl::ModelDef& def, const CompiledModel& model, DType dtype, uint64_t seed,
                             const std::string& folder);
 
 }  // namespace tessera::cli

@@ -19,7 +19,7 @@ constexpr int kGgufUint32 = 4, kGgufInt32 = 5, kGgufFloat32 = 6, kGgufString = 8
 
 }  // namespace
 
-MetaValue hparam_meta_value(const dsl::HParam& h) {
+MetaValue hparam_meta_value(const HParam& h) {
   if (h.is_integer && h.value >= 0 && h.value <= 4294967295.0) {
     return typed(MetaValue{static_cast<uint64_t>(h.value)}, kGgufUint32);
   }
@@ -27,7 +27,7 @@ MetaValue hparam_meta_value(const dsl::HParam& h) {
   return typed(MetaValue{h.value}, kGgufFloat32);
 }
 
-std::vector<RandomWeight> random_weights(const dsl::CompiledModel& model, DType dtype, uint64_t seed) {
+std::vector<RandomWeight> random_weights(const CompiledModel& model, DType dtype, uint64_t seed) {
   std::vector<RandomWeight> out;
   std::set<std::string> seen;
   uint64_t index = 0;
@@ -58,10 +58,10 @@ void random_rows(const RandomWeight& w, int64_t first_row, int64_t n_rows, float
   }
 }
 
-void add_random_model(const dsl::CompiledModel& model, DType dtype, uint64_t seed, GgufWriter& writer) {
+void add_random_model(const CompiledModel& model, DType dtype, uint64_t seed, GgufWriter& writer) {
   writer.set_meta("general.architecture", typed(MetaValue{model.name}, kGgufString));
   writer.set_meta("general.name", typed(MetaValue{model.name + " (random weights)"}, kGgufString));
-  for (const dsl::HParam& h : model.hparams) {
+  for (const HParam& h : model.hparams) {
     if (!h.meta_key.empty()) writer.set_meta(h.meta_key, hparam_meta_value(h));
   }
   for (const RandomWeight& w : random_weights(model, dtype, seed)) {

@@ -25,7 +25,7 @@ struct RandomWeight {
 // The unique weights of `model` (one per file tensor, in graph order) with their seeds:
 // matrices in +-sqrt(3 / columns) (unit variance of a product), vectors 1 +- 0.1. The
 // same model, dtype and seed give the same list, whatever format is written.
-std::vector<RandomWeight> random_weights(const dsl::CompiledModel& model, DType dtype, uint64_t seed);
+std::vector<RandomWeight> random_weights(const CompiledModel& model, DType dtype, uint64_t seed);
 
 // Rows [first_row, first_row + n_rows) of `w` as f32 ([rows, shape.back()] row-major):
 // deterministic per row, so any chunking gives the same numbers.
@@ -33,11 +33,11 @@ void random_rows(const RandomWeight& w, int64_t first_row, int64_t n_rows, float
 
 // The GGUF metadata value of a hyper-parameter: uint32 for non-negative integers
 // that fit, int32 for other integers, float32 otherwise.
-MetaValue hparam_meta_value(const dsl::HParam& h);
+MetaValue hparam_meta_value(const HParam& h);
 
 // Writes the hyper-parameters that come from metadata, general.architecture and the
 // random_weights() of `model` under their file names into `writer`.
-void add_random_model(const dsl::CompiledModel& model, DType dtype, uint64_t seed, GgufWriter& writer);
+void add_random_model(const CompiledModel& model, DType dtype, uint64_t seed, GgufWriter& writer);
 
 // A SentencePiece-style vocabulary of n_vocab tokens: <unk>, <s>, </s>, the 256 byte
 // tokens, the printable ASCII characters, then unused fillers. For models without a

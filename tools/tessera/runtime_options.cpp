@@ -10,6 +10,7 @@
 #include "core/tensor/dtype.h"
 #include "core/util/error.h"
 #include "core/util/format_bytes.h"
+#include "dsl/model_loader.h"
 
 namespace tessera::cli {
 
@@ -69,7 +70,7 @@ std::vector<std::string> model_dirs() {
       if (!d.empty()) dirs.push_back(d);
     }
   }
-  for (std::string& d : Model::builtin_model_dirs()) dirs.push_back(std::move(d));
+  for (std::string& d : dsl::builtin_model_dirs()) dirs.push_back(std::move(d));
   return dirs;
 }
 
@@ -132,14 +133,14 @@ Runtime load_runtime(const RuntimeOptions& o) {
   rt.host = std::make_unique<PluginHost>(PluginHost::default_search_dirs(o.plugin_dir));
   rt.backend = open_backend(*rt.host, o.backend, static_cast<int32_t>(o.threads));
 
-  ModelSpec spec;
+  dsl::ModelSpec spec;
   spec.weights_path = o.model;
   spec.tokenizer_path = o.tokenizer;
   spec.arch_path = o.arch;
   spec.model_dirs = model_dirs();
   spec.overrides = parse_overrides(o.sets);
   spec.kv_dtype = kv_dtype;
-  rt.model = Model::load(spec);
+  rt.model = dsl::load_model(spec);
   check_kv_rows(*rt.model, o);
   attach_fallback(rt.backend, *rt.host, rt.model->compiled().graph, o);
   if (!o.verify.empty()) {

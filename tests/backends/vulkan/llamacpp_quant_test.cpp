@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "models/llamacpp_greedy.h"
 #include "support/testdata.h"
@@ -18,11 +19,11 @@ class VulkanLlamaCppGreedy : public VulkanTest, public ::testing::WithParamInter
 
 TEST_P(VulkanLlamaCppGreedy, AgreesWithLlamaCppAtEveryStepButNearTies) {
   const std::string base = std::string("tests/fixtures/llamacpp/tiny-llama.") + GetParam();
-  ModelSpec spec;
+  dsl::ModelSpec spec;
   spec.weights_path = tessera::test::source_path(base + ".gguf");
   spec.model_dirs = {tessera::test::source_path("models")};
   spec.kv_dtype = DType::F16;
-  const auto model = Model::load(spec);
+  const auto model = dsl::load_model(spec);
   const PluginHost host(std::vector<std::string>{tessera::test::plugin_dir()});
   EXPECT_EQ(tessera::test::teacher_forced(host, "vulkan", *model,
                                           tessera::test::read_cases(tessera::test::source_path(base + ".greedy.json")),

@@ -14,6 +14,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/generator.h"
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
 #include "support/testdata.h"
@@ -27,12 +28,12 @@ struct LoadedModel {
 
   LoadedModel(const std::string& weights_path, const std::string& arch_path, DType kv_dtype = DType::F32,
               const std::string& tokenizer_path = "") {
-    ModelSpec spec;
+    dsl::ModelSpec spec;
     spec.weights_path = weights_path;
     spec.tokenizer_path = tokenizer_path;
     spec.arch_path = arch_path;
     spec.kv_dtype = kv_dtype;
-    model = Model::load(spec);
+    model = dsl::load_model(spec);
   }
 };
 

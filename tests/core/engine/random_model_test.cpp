@@ -29,7 +29,7 @@ std::unique_ptr<LoadedModel> random_llama(const std::string& arch_path, const st
   options.overrides = {{"d_model", "64"}, {"n_layers", "2"}, {"n_heads", "4"},
                        {"n_kv_heads", "2"}, {"d_ff", "96"}, {"n_vocab", "300"}};
   options.weight_dtype = DType::F32;
-  const dsl::CompiledModel compiled = dsl::compile_model(*dsl::parse_model_file(arch_path), options);
+  const CompiledModel compiled = dsl::compile_model(*dsl::parse_model_file(arch_path), options);
   GgufWriter writer;
   cli::add_random_model(compiled, DType::F32, 7, writer);
   cli::add_byte_vocab(compiled.n_vocab, writer);

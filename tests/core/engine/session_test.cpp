@@ -9,6 +9,7 @@
 #include "core/engine/model.h"
 #include "core/engine/session.h"
 #include "core/plugin/plugin_host.h"
+#include "core/util/error.h"
 #include "engine_harness.h"
 #include "support/golden.h"
 #include "support/testdata.h"

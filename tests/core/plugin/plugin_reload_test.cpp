@@ -13,6 +13,7 @@
 #include "core/engine/backend.h"
 #include "core/engine/generator.h"
 #include "core/engine/model.h"
+#include "dsl/model_loader.h"
 #include "core/engine/session.h"
 #include "core/plugin/device.h"
 #include "core/plugin/plugin_host.h"
@@ -74,10 +75,10 @@ TEST(PluginUnload, TheCpuBackendLeavesTheProcessAfterAGeneration) {
   PluginHost host{std::vector<std::string>{plugin_dir()}};
   ASSERT_NE(host.find("cpu"), nullptr);
   {
-    ModelSpec spec;
+    dsl::ModelSpec spec;
     spec.weights_path = testdata_path("stories260K/stories260K.gguf");
     spec.arch_path = source_path("models/llama.tsr");
-    const auto model = Model::load(spec);
+    const auto model = dsl::load_model(spec);
     const Backend backend = open_backend(host, "cpu", 2);
     Session session(*model, backend, SessionOptions{});
     GenerateOptions options;

@@ -1,0 +1,35 @@
+// Loading a model as a user names it: the weights file, the definition its
+// architecture names (found in the model folders) or --arch gives, compiled against
+// the weights, and the tokenizer the weights carry.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/model.h"
+#include "core/tensor/dtype.h"
+
+namespace tessera::dsl {
+
+struct ModelSpec {
+  std::string weights_path;
+  std::string tokenizer_path;  // llama2.c checkpoints only (tok512.bin)
+  std::string arch_path;       // DSL file; empty: <general.architecture>.tsr in model_dirs
+  std::vector<std::string> model_dirs;  // where architectures are looked up, in order
+  std::map<std::string, std::string> overrides;  // --set name=value
+  DType kv_dtype = DType::F32;
+};
+
+// Throws tessera::Error (DslError for model-file mistakes) naming the file.
+std::unique_ptr<Model> load_model(const ModelSpec& spec);
+
+// The model directories tried when no --arch is given: $TESSERA_MODEL_PATH entries
+// are passed by the caller; these are the built-in ones (install and source trees).
+std::vector<std::string> builtin_model_dirs();
+// Finds <arch>.tsr in `dirs`, else a file whose `model` line lists arch as an alias;
+// throws listing the directories tried.
+std::string find_architecture(const std::string& arch, const std::vector<std::string>& dirs);
+
+}  // namespace tessera::dsl
