@@ -80,7 +80,7 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
   if (options_.kv_block <= 0) throw Error("KV block size must be positive, got " + std::to_string(options_.kv_block));
   const Graph& graph = model.compiled().graph;
   weight_bytes_ = weight_bytes(graph, model.weights());
-  const KvBudgetContext budget = budget_context(*backend.device);
+  const KvBudgetContext budget = budget_context(graph, *backend.device);
   KvCacheConfig config;
   config.block_size = options_.kv_block;
   config.n_blocks = resolve_kv_blocks(options_.kv_budget, budget);
@@ -95,10 +95,10 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
 
 Engine::~Engine() = default;
 
-KvBudgetContext Engine::budget_context(const Device& device) const {
+KvBudgetContext Engine::budget_context(const Graph& graph, const Device& device) const {
   KvBudgetContext budget;
   budget.block_size = options_.kv_block;
-  budget.bytes_per_token = model_.compiled().graph.kv_bytes_per_token();
+  budget.bytes_per_token = graph.kv_bytes_per_token();
   budget.device_memory_bytes = device.info().memory_bytes;
   budget.weight_bytes = weight_bytes_;
   budget.default_tokens = static_cast<int64_t>(options_.max_batch) * n_ctx_;

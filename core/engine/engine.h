@@ -47,6 +47,16 @@ struct EngineStats {
   KvCacheStats kv;                  // the cache now (blocks, hit rate, ...)
 };
 
+// How Engine::migrate sizes and types the KV cache on the target.
+struct MigrationOptions {
+  // The cache's budget there, resolved against the target's memory; nullopt: the
+  // same block count as now.
+  std::optional<KvBudget> kv_budget;
+  // The cache's dtype there (f32, f16 or q8_0), the rows converted on the way;
+  // nullopt: the same as now.
+  std::optional<DType> kv_dtype;
+};
+
 // What Engine::migrate did.
 struct MigrationReport {
   std::string from, to;        // device names, "cpu:0" -> "vulkan:0"
@@ -55,6 +65,7 @@ struct MigrationReport {
   int64_t kv_blocks = 0;       // blocks copied: in use, or holding a cached prefix
   int64_t cache_blocks = 0;    // blocks of the KV cache on the target
   int64_t preempted = 0;       // sequences preempted for a smaller cache there (recomputed later)
+  DType kv_dtype = DType::F32; // of the cache there
   uint64_t kv_bytes = 0;
   uint64_t weight_bytes = 0;   // weights placed on the target
   double place_ms = 0;         // weights placed, KV cache allocated, kernels chosen there
@@ -100,12 +111,13 @@ class Engine {
   // engine then stays where it was, untouched, and goes on there. A target whose
   // memory is known and smaller than the weights and KV cache is refused before
   // anything is allocated there.
-  // With `kv_budget`, the cache there is sized by it (against the target's memory)
-  // instead of keeping its block count: the blocks are renumbered, and when fewer
-  // blocks are left than are in use the newest running sequences are preempted (as
-  // when the cache runs out, recomputed later). A budget that some request in flight
-  // could outgrow is refused.
-  MigrationReport migrate(const Backend& target, const std::optional<KvBudget>& kv_budget = std::nullopt);
+  // With options.kv_budget, the cache there is sized by it (against the target's
+  // memory) instead of keeping its block count: the blocks are renumbered, and when
+  // fewer blocks are left than are in use the newest running sequences are preempted
+  // (as when the cache runs out, recomputed later). A budget that some request in
+  // flight could outgrow is refused. With options.kv_dtype, the cache there holds that
+  // dtype and the rows are converted (through f32) as they are copied.
+  MigrationReport migrate(const Backend& target, const MigrationOptions& options = {});
   // Something is queued, waiting or running; thread-safe.
   bool has_work() const;
 
@@ -131,8 +143,10 @@ class Engine {
   void check_fits(const Request& request, RequestId id, int64_t n_blocks) const;
   // check_fits for every request in flight.
   void check_requests_fit(int64_t n_blocks) const;
-  // What resolve_kv_blocks needs to size the cache on `device`.
-  KvBudgetContext budget_context(const Device& device) const;
+  // What resolve_kv_blocks needs to size the cache of `graph` on `device`.
+  KvBudgetContext budget_context(const Graph& graph, const Device& device) const;
+  // The graph the executor runs: the model's, or its copy with another KV dtype.
+  const Graph& graph() const { return retyped_ ? *retyped_ : model_.compiled().graph; }
   // Copies the KV rows into `moved`, renumbering them when its cache differs in size.
   void move_kv_rows(GraphExecutor& moved, MigrationReport& report);
   void record_step(const StepPlan& plan);
@@ -146,6 +160,7 @@ class Engine {
   std::atomic<int64_t> cache_blocks_{0};
   std::unique_ptr<KvCacheBook> book_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<Graph> retyped_;  // declared before executor_, which reads it: destroyed after
   std::unique_ptr<GraphExecutor> executor_;
   std::map<RequestId, std::unique_ptr<Live>> live_;
 

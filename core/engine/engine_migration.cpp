@@ -18,9 +18,24 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 std::string bytes_text(uint64_t n) { return format_bytes(static_cast<double>(n)); }
 
+// The graph with the cache in `dtype`; throws when the rows cannot hold it.
+std::unique_ptr<Graph> retype(const Graph& g, DType dtype) {
+  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::Q8_0) {
+    throw Error("a KV cache holds f32, f16 or q8_0, not " + std::string(dtype_name(dtype)));
+  }
+  for (const GraphTensor& t : g.tensors()) {
+    if (t.role == TensorRole::Cache && t.shape.back() % dtype_block_elems(dtype) != 0) {
+      throw Error("a " + std::string(dtype_name(dtype)) + " KV cache needs rows of whole blocks of " +
+                  std::to_string(dtype_block_elems(dtype)) + ", and '" + t.name + "' has rows of " +
+                  std::to_string(t.shape.back()));
+    }
+  }
+  return std::make_unique<Graph>(with_kv_dtype(g, dtype));
+}
+
 }  // namespace
 
-MigrationReport Engine::migrate(const Backend& target, const std::optional<KvBudget>& kv_budget) {
+MigrationReport Engine::migrate(const Backend& target, const MigrationOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   MigrationReport report;
   report.from = executor_->device().name();
@@ -32,13 +47,23 @@ MigrationReport Engine::migrate(const Backend& target, const std::optional<KvBud
   // Everything on the target is checked and built before anything here changes.
   const KvCacheConfig& config = book_->config();
   report.cache_blocks = config.n_blocks;
+  report.kv_dtype = executor_->kv_dtype(0);
+  std::unique_ptr<Graph> retyped;
   try {
-    if (kv_budget) report.cache_blocks = resolve_kv_blocks(*kv_budget, budget_context(*target.device));
+    if (options.kv_dtype && *options.kv_dtype != report.kv_dtype) {
+      retyped = retype(model_.compiled().graph, *options.kv_dtype);
+      report.kv_dtype = *options.kv_dtype;
+    }
+    const Graph& graph_there = retyped ? *retyped : graph();
+    if (options.kv_budget) {
+      report.cache_blocks = resolve_kv_blocks(*options.kv_budget, budget_context(graph_there, *target.device));
+    }
     check_requests_fit(report.cache_blocks);
   } catch (const Error& e) {
     throw Error(refused + e.what() + stays);
   }
-  const uint64_t kv_bytes = executor_->kv_cache_bytes() / static_cast<uint64_t>(config.n_blocks) *
+  const Graph& graph_there = retyped ? *retyped : graph();
+  const uint64_t kv_bytes = graph_there.kv_bytes_per_token() * static_cast<uint64_t>(config.block_size) *
                             static_cast<uint64_t>(report.cache_blocks);
   const uint64_t memory = target.device->info().memory_bytes;
   if (memory > 0 && weight_bytes_ + kv_bytes > memory) {
@@ -47,8 +72,7 @@ MigrationReport Engine::migrate(const Backend& target, const std::optional<KvBud
   }
   std::unique_ptr<GraphExecutor> moved;
   try {
-    moved = place_graph(model_.compiled().graph, model_.weights(), target,
-                        KvCacheShape{config.block_size, report.cache_blocks});
+    moved = place_graph(graph_there, model_.weights(), target, KvCacheShape{config.block_size, report.cache_blocks});
   } catch (const Error& e) {
     throw Error(refused + e.what() + stays);
   }
@@ -66,6 +90,10 @@ MigrationReport Engine::migrate(const Backend& target, const std::optional<KvBud
   report.waiting = static_cast<int64_t>(scheduler_->n_waiting());
 
   executor_ = std::move(moved);  // frees the old device's weights, cache and arena
+  if (retyped) {
+    retyped_ = std::move(retyped);  // after the old executor, which read the old graph
+    book_->set_bytes_per_token(retyped_->kv_bytes_per_token());
+  }
   ++totals_.migrations;
   report.total_ms = ms_since(t0);
   return report;

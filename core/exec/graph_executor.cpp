@@ -148,6 +148,10 @@ void GraphExecutor::allocate_cache() {
 
 uint64_t GraphExecutor::kv_block_bytes(int32_t k) const { return cache_.at(static_cast<size_t>(k)).block_bytes; }
 
+int64_t GraphExecutor::kv_row_elems(int32_t k) const {
+  return graph_.tensor(cache_.at(static_cast<size_t>(k)).tensor).shape.back();
+}
+
 DType GraphExecutor::kv_dtype(int32_t k) const {
   return graph_.tensor(cache_.at(static_cast<size_t>(k)).tensor).dtype;
 }

@@ -81,6 +81,7 @@ class GraphExecutor {
   int32_t n_cache_tensors() const { return static_cast<int32_t>(cache_.size()); }
   uint64_t kv_block_bytes(int32_t k) const;
   DType kv_dtype(int32_t k) const;
+  int64_t kv_row_elems(int32_t k) const;  // elements of one token's row (kv heads * head dim)
   void read_kv_blocks(int32_t k, int32_t first, int32_t count, void* dst) const;
   void write_kv_blocks(int32_t k, int32_t first, int32_t count, const void* src);
 

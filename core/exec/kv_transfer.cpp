@@ -20,10 +20,21 @@ void check_same_layout(const GraphExecutor& from, const GraphExecutor& to) {
                 std::to_string(to.n_cache_tensors()) + " here");
   }
   for (int32_t k = 0; k < from.n_cache_tensors(); ++k) {
-    if (from.kv_dtype(k) != to.kv_dtype(k) || from.kv_block_bytes(k) != to.kv_block_bytes(k)) {
-      throw Error(where + ": cache tensor " + std::to_string(k) + " is " + std::string(dtype_name(from.kv_dtype(k))) +
-                  " there and " + std::string(dtype_name(to.kv_dtype(k))) + " here");
+    if (from.kv_row_elems(k) != to.kv_row_elems(k)) {
+      throw Error(where + ": cache tensor " + std::to_string(k) + " has rows of " + std::to_string(from.kv_row_elems(k)) +
+                  " elements there and " + std::to_string(to.kv_row_elems(k)) + " here");
     }
+  }
+}
+
+// Rows of `n_rows` tokens from one KV dtype to another, through f32.
+void convert_rows(DType from, const uint8_t* src, DType to, uint8_t* dst, int64_t n_rows, int64_t width) {
+  std::vector<float> row(static_cast<size_t>(width));
+  const auto src_row = static_cast<size_t>(dtype_row_bytes(from, width));
+  const auto dst_row = static_cast<size_t>(dtype_row_bytes(to, width));
+  for (int64_t r = 0; r < n_rows; ++r) {
+    dequantize_row(from, src + src_row * static_cast<size_t>(r), row.data(), width);
+    quantize_row(to, row.data(), dst + dst_row * static_cast<size_t>(r), width);
   }
 }
 
@@ -39,7 +50,7 @@ KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std:
     }
   }
   KvTransfer done;
-  std::vector<uint8_t> staging;
+  std::vector<uint8_t> staging, converted;
   for (size_t run = 0; run < sorted.size();) {
     size_t end = run + 1;
     while (end < sorted.size() && sorted[end].dst == sorted[end - 1].dst + 1 &&
@@ -51,7 +62,14 @@ KvTransfer transfer_kv_blocks(const GraphExecutor& from, GraphExecutor& to, std:
       const uint64_t bytes = from.kv_block_bytes(k) * static_cast<uint64_t>(count);
       staging.resize(bytes);
       from.read_kv_blocks(k, sorted[run].src, count, staging.data());
-      to.write_kv_blocks(k, sorted[run].dst, count, staging.data());
+      if (from.kv_dtype(k) != to.kv_dtype(k)) {
+        converted.resize(to.kv_block_bytes(k) * static_cast<uint64_t>(count));
+        convert_rows(from.kv_dtype(k), staging.data(), to.kv_dtype(k), converted.data(),
+                     int64_t{count} * from.kv_shape().block_size, from.kv_row_elems(k));
+        to.write_kv_blocks(k, sorted[run].dst, count, converted.data());
+      } else {
+        to.write_kv_blocks(k, sorted[run].dst, count, staging.data());
+      }
       done.bytes += bytes;
     }
     done.blocks += count;

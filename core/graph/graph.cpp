@@ -29,4 +29,12 @@ uint64_t Graph::kv_bytes_per_token() const {
   return bytes;
 }
 
+Graph with_kv_dtype(const Graph& g, DType kv_dtype) {
+  Graph out = g;
+  for (GraphTensor& t : out.tensors()) {
+    if (t.role == TensorRole::Cache) t.dtype = kv_dtype;
+  }
+  return out;
+}
+
 }  // namespace tessera

@@ -92,4 +92,8 @@ class Graph {
   int logits_ = -1;
 };
 
+// A copy of `g` whose KV cache tensors hold `kv_dtype` (the cache is the only thing
+// of the graph that depends on it: kv_write writes it, attention reads it).
+Graph with_kv_dtype(const Graph& g, DType kv_dtype);
+
 }  // namespace tessera

@@ -152,6 +152,8 @@ class KvCacheBook {
   // to the new cache before the next step.
   std::vector<int32_t> plan_resize(int64_t n_blocks) const;
   void resize(int64_t n_blocks, std::span<const int32_t> new_id);
+  // The cache now holds another dtype: only the budget in messages changes.
+  void set_bytes_per_token(uint64_t bytes) { config_.bytes_per_token = bytes; }
 
  private:
   struct Sequence {

@@ -66,8 +66,22 @@ TEST(GenerateSwap, ASmallerCacheOnTheTargetPreemptsAndTheTextStaysTheSame) {
   ASSERT_EQ(moved.exit_code, 0) << moved.err;
   EXPECT_EQ(moved.out, stayed.out);
   EXPECT_THAT(moved.err, HasSubstr("copied in "));
-  EXPECT_THAT(moved.err, HasSubstr(" into a cache of 4, "));
+  EXPECT_THAT(moved.err, HasSubstr(" into a cache of 4 f32, "));
   EXPECT_EQ(moved.err.find(" 0 preemption(s)"), std::string::npos) << moved.err;
+}
+
+// The rounded cache may change a near tie after the move, so only the run is checked
+// here (the conversion has its own tests).
+TEST(GenerateSwap, TheCacheCanChangeDtypeOnTheWay) {
+  for (const std::string dtype : {"f16", "int8"}) {
+    const CommandResult moved = generate("--temp 0 --swap-at 10:cpu:0 --swap-kv-dtype " + dtype + " -v");
+    ASSERT_EQ(moved.exit_code, 0) << moved.err;
+    EXPECT_THAT(moved.err, HasSubstr(dtype == "f16" ? " into a cache of 6 f16, " : " into a cache of 6 q8_0, "));
+    EXPECT_THAT(moved.err, HasSubstr("generated 40 tokens"));
+  }
+  const CommandResult bad = generate("--temp 0 --swap-at 10:cpu:0 --swap-kv-dtype q4_0");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--swap-kv-dtype: --kv-dtype must be f32, f16 or int8, got 'q4_0'"));
 }
 
 TEST(GenerateSwap, ABadTargetBudgetIsAUsageError) {

@@ -36,9 +36,9 @@ std::vector<SwapPoint> parse_swap_points(const std::string& text) {
 
 BackendSwaps::BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
                            const Backend& current, const Graph& graph, const RuntimeOptions& runtime,
-                           std::optional<KvBudget> kv_budget, bool verbose)
+                           MigrationOptions options, bool verbose)
     : points_(std::move(points)), current_spec_(current_spec), first_(current), first_spec_(current_spec),
-      kv_budget_(kv_budget), verbose_(verbose) {
+      options_(options), verbose_(verbose) {
   for (const SwapPoint& p : points_) {
     if (p.backend == first_spec_ || opened_.count(p.backend)) continue;
     try {
@@ -61,19 +61,19 @@ void BackendSwaps::before_step(Engine& engine) {
   if (p.backend == current_spec_) return;  // already there
   const Backend& target = p.backend == first_spec_ ? first_ : opened_.at(p.backend);
   try {
-    const MigrationReport r = engine.migrate(target, kv_budget_);
+    const MigrationReport r = engine.migrate(target, options_);
     current_spec_ = p.backend;
     log_placement(engine.executor());
     if (verbose_) {
       std::fprintf(stderr,
                    "tessera: moved from %s to %s after %lld tokens in %.1f ms: %lld running and %lld waiting "
-                   "request(s) (%lld preempted), %lld KV block(s) (%s) copied in %.1f ms into a cache of %lld, "
+                   "request(s) (%lld preempted), %lld KV block(s) (%s) copied in %.1f ms into a cache of %lld %s, "
                    "weights (%s) and cache placed in %.1f ms\n",
                    r.from.c_str(), r.to.c_str(), static_cast<long long>(generated), r.total_ms,
                    static_cast<long long>(r.running), static_cast<long long>(r.waiting),
                    static_cast<long long>(r.preempted),
                    static_cast<long long>(r.kv_blocks), format_bytes(static_cast<double>(r.kv_bytes)).c_str(),
-                   r.copy_ms, static_cast<long long>(r.cache_blocks),
+                   r.copy_ms, static_cast<long long>(r.cache_blocks), std::string(dtype_name(r.kv_dtype)).c_str(),
                    format_bytes(static_cast<double>(r.weight_bytes)).c_str(), r.place_ms);
     }
   } catch (const Error& e) {

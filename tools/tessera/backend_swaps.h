@@ -31,12 +31,11 @@ std::vector<SwapPoint> parse_swap_points(const std::string& text);
 class BackendSwaps {
  public:
   // `current` is the backend the engine starts on, opened as `current_spec`; it must
-  // outlive this object. `kv_budget`: how the KV cache is sized on each target
-  // (nullopt: the same blocks as now).
+  // outlive this object. `options`: how the KV cache is sized and typed on each target.
   // Targets lacking a kernel of `graph` get the fallback `runtime` names.
   BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
                const Backend& current, const Graph& graph, const RuntimeOptions& runtime,
-               std::optional<KvBudget> kv_budget, bool verbose);
+               MigrationOptions options, bool verbose);
 
   void before_step(Engine& engine);
 
@@ -47,7 +46,7 @@ class BackendSwaps {
   std::map<std::string, Backend> opened_;  // by spec, the starting one excluded
   const Backend& first_;
   std::string first_spec_;
-  std::optional<KvBudget> kv_budget_;
+  MigrationOptions options_;
   bool verbose_;
 };
 

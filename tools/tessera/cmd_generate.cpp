@@ -27,6 +27,7 @@ struct GenerateFlags {
   std::string prompt_file;
   std::string swap_at;
   std::string swap_kv_mem;
+  std::string swap_kv_dtype;
   int64_t n_predict = 128;
   double temperature = 0.8, top_p = 0.95, min_p = 0.05, repeat_penalty = 1.0;
   int64_t top_k = 40, repeat_last_n = 64, seed = 0;
@@ -60,6 +61,8 @@ OptionTable generate_options(GenerateFlags& f) {
             "KV cache budget on each --swap-at target, as --kv-mem (fewer blocks than in use preempt the "
             "newest requests); default: the same blocks, or --kv-mem's fraction of the target's memory",
             &f.swap_kv_mem)
+      .text("--swap-kv-dtype", "TYPE", "KV cache element type on each --swap-at target: f32, f16 or int8 (the rows "
+            "are converted); default: as now", &f.swap_kv_dtype)
       .text("--verify", "BACKEND",
             "also run every op on BACKEND (its own kernels, no kernel plugins) with the same inputs and stop at "
             "the first whose output differs beyond its tolerance",
@@ -236,10 +239,18 @@ int run_generate(const Args& args) {
   sampling.validate();
 
   const std::vector<SwapPoint> swap_points = f.swap_at.empty() ? std::vector<SwapPoint>{} : parse_swap_points(f.swap_at);
-  const std::optional<KvBudget> swap_budget = swap_kv_budget(f);
+  MigrationOptions swap_options;
+  swap_options.kv_budget = swap_kv_budget(f);
+  if (!f.swap_kv_dtype.empty()) {
+    try {
+      swap_options.kv_dtype = parse_kv_dtype(f.swap_kv_dtype);
+    } catch (const UsageError& e) {
+      throw UsageError{"--swap-kv-dtype: " + e.message};
+    }
+  }
   Runtime rt = load_runtime(f.runtime);
   BackendSwaps swaps(*rt.host, swap_points, f.runtime.backend, rt.backend, rt.model->compiled().graph, f.runtime,
-                     swap_budget, f.verbose);
+                     swap_options, f.verbose);
   const Tokenizer& tokenizer = rt.model->tokenizer();
   std::vector<std::vector<int32_t>> prompt_ids;
   int64_t longest = 0;

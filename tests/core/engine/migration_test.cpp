@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/exec/kv_transfer.h"
 #include "core/util/error.h"
@@ -221,8 +222,8 @@ TEST(EngineMigration, ASmallerCacheOnTheTargetPreemptsAndTheOutputStaysTheSame) 
   Engine engine(*m.model, m.backend, small_steps(64));
   std::vector<MigrationReport> reports;
   auto move = [&] {
-    if (engine.stats().steps == 10) reports.push_back(engine.migrate(other.backend, KvBudget::tokens(56)));
-    if (engine.stats().steps == 30) reports.push_back(engine.migrate(m.backend, KvBudget::tokens(1024)));
+    if (engine.stats().steps == 10) reports.push_back(engine.migrate(other.backend, {.kv_budget = KvBudget::tokens(56)}));
+    if (engine.stats().steps == 30) reports.push_back(engine.migrate(m.backend, {.kv_budget = KvBudget::tokens(1024)}));
   };
   expect_same_tokens(run_batch(engine, requests(greedy()), move), reference);
   ASSERT_EQ(reports.size(), 2u);
@@ -248,7 +249,7 @@ TEST(EngineMigration, ABudgetARequestCouldOutgrowIsRefused) {
   auto try_move = [&] {
     if (engine.stats().steps != 4) return;
     try {
-      engine.migrate(other.backend, KvBudget::tokens(16));
+      engine.migrate(other.backend, {.kv_budget = KvBudget::tokens(16)});
     } catch (const Error& e) {
       refusal = e.what();
     }
@@ -258,6 +259,50 @@ TEST(EngineMigration, ABudgetARequestCouldOutgrowIsRefused) {
   EXPECT_THAT(refusal, HasSubstr("but the whole budget holds 16 tokens (2 blocks of 8"));
   EXPECT_EQ(engine.stats().preemptions, 0);
   EXPECT_EQ(engine.kv_cache().config().n_blocks, 128);
+}
+
+// The cache converted to f16 and to int8 (q8_0) on the way: the tokens before the move
+// are those of the f32 run (after it the rounded cache may change a near tie, so no
+// more is promised), every request runs to its length, and the engine reports the
+// new dtype and budget. The conversion itself is checked by KvTransfer below.
+TEST(EngineMigration, TheCacheChangesDtypeOnTheWay) {
+  const LoadedModel& m = stories();
+  OtherCpu other;
+  Engine stayed(*m.model, m.backend, small_steps(64));
+  const auto reference = run_batch(stayed, requests(greedy()));
+  const uint64_t f32_bytes = stayed.kv_cache().config().bytes_per_token;
+  for (DType dtype : {DType::F16, DType::Q8_0}) {
+    Engine engine(*m.model, m.backend, small_steps(64));
+    std::vector<MigrationReport> reports;
+    auto move = [&] {
+      if (engine.stats().steps == 8) reports.push_back(engine.migrate(other.backend, {.kv_dtype = dtype}));
+      if (engine.stats().steps == 20) reports.push_back(engine.migrate(m.backend));  // stays in the new dtype
+    };
+    const auto results = run_batch(engine, requests(greedy()), move);
+    ASSERT_EQ(results.size(), reference.size());
+    for (auto r = results.begin(), s = reference.begin(); r != results.end(); ++r, ++s) {
+      ASSERT_EQ(r->second.generated_ids.size(), s->second.generated_ids.size());
+      // Every request has generated at least 5 tokens by step 8 (all prefill in one step).
+      EXPECT_TRUE(std::equal(s->second.generated_ids.begin(), s->second.generated_ids.begin() + 5,
+                             r->second.generated_ids.begin()))
+          << "request " << r->first;
+    }
+    ASSERT_EQ(reports.size(), 2u);
+    EXPECT_EQ(reports[0].kv_dtype, dtype);
+    EXPECT_EQ(reports[1].kv_dtype, dtype);
+    EXPECT_EQ(engine.executor().kv_dtype(0), dtype);
+    EXPECT_LT(engine.kv_cache().config().bytes_per_token, f32_bytes);
+  }
+}
+
+TEST(EngineMigration, AKvDtypeNoCacheHoldsIsRefused) {
+  const LoadedModel& m = stories();
+  OtherCpu other;
+  Engine engine(*m.model, m.backend, small_steps(64));
+  EXPECT_THAT([&] { engine.migrate(other.backend, {.kv_dtype = DType::Q4_0}); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("cannot move the run from cpu:0 to cpu:0: a KV cache holds f32, "
+                                                        "f16 or q8_0, not q4_0 (the run stays on cpu:0)")));
+  EXPECT_EQ(engine.executor().kv_dtype(0), DType::F32);
 }
 
 GraphExecutor executor_on(const LoadedModel& m, const Backend& b, int64_t n_blocks) {
@@ -290,6 +335,30 @@ TEST(KvTransfer, CopiesTheListedBlocksOfEveryCacheTensorAndNoOthers) {
       const uint8_t first = listed ? static_cast<uint8_t>(static_cast<size_t>(b) * bytes * 7 + k) : 0;
       EXPECT_EQ(got[0], first) << "tensor " << k << " block " << b;
       EXPECT_EQ(got[bytes - 1], listed ? static_cast<uint8_t>((static_cast<size_t>(b + 1) * bytes - 1) * 7 + k) : 0);
+    }
+  }
+}
+
+TEST(KvTransfer, ConvertsRowsToTheTargetsDtype) {
+  const LoadedModel& m = stories();
+  OtherCpu other;
+  GraphExecutor from = executor_on(m, m.backend, 4);
+  const Graph f16 = with_kv_dtype(m.model->compiled().graph, DType::F16);
+  GraphExecutor to(f16, m.model->weights(), other.backend.device, *other.backend.registry, KvCacheShape{8, 4});
+  const int64_t width = from.kv_row_elems(0);
+  std::vector<float> rows(static_cast<size_t>(width * 8 * 4));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = std::sin(0.1f * static_cast<float>(i)) * 3.0f;
+  from.write_kv_blocks(0, 0, 4, rows.data());
+  const std::vector<int32_t> blocks = {1, 2};
+  const KvTransfer t = transfer_kv_blocks(from, to, blocks);
+  EXPECT_EQ(t.blocks, 2);
+  ASSERT_EQ(to.kv_dtype(0), DType::F16);
+  std::vector<uint16_t> half(static_cast<size_t>(width * 8));
+  for (int32_t b : blocks) {
+    to.read_kv_blocks(0, b, 1, half.data());
+    for (size_t i = 0; i < half.size(); ++i) {
+      const float want = rows[static_cast<size_t>(b) * half.size() + i];
+      EXPECT_NEAR(f16_to_f32(half[i]), want, 2e-3f) << "block " << b << " element " << i;
     }
   }
 }
