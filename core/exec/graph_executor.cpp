@@ -223,29 +223,37 @@ void GraphExecutor::plan_activations(const StepDims& dims) {
   planned_ = dims;
 }
 
-void GraphExecutor::plan_arena(int device, const StepDims& dims) {
-  // Lifetime of each activation homed here: from the node writing it to the last node
-  // reading it on any device (a copy elsewhere is taken before then); the logits live
-  // to the end so they can be read back. A mirror lives from the start of the segment
-  // that fills it to its last reader here.
+std::vector<BufferLifetime> GraphExecutor::activation_lifetimes(int device, const StepDims& dims,
+                                                               std::vector<int>* ids) const {
   const int n_nodes = static_cast<int>(graph_.nodes().size());
-  std::vector<int> ids;
   std::vector<BufferLifetime> lifetimes;
   std::vector<int> slot(graph_.tensors().size(), -1);
   for (int i = 0; i < n_nodes; ++i) {
     const GraphNode& n = graph_.nodes()[static_cast<size_t>(i)];
     const auto out = static_cast<size_t>(n.output);
-    if (graph_.tensor(n.output).role == TensorRole::Activation && nodes_.tensor_home[out] == device && slot[out] < 0) {
-      slot[out] = static_cast<int>(ids.size());
-      ids.push_back(n.output);
+    if (graph_.tensor(n.output).role == TensorRole::Activation && slot[out] < 0 &&
+        (device < 0 || nodes_.tensor_home[out] == device)) {
+      slot[out] = static_cast<int>(ids->size());
+      ids->push_back(n.output);
       lifetimes.push_back({tensor_bytes(n.output, dims), i, i});
     }
     for (int in : n.inputs) {
       if (slot[static_cast<size_t>(in)] >= 0) lifetimes[static_cast<size_t>(slot[static_cast<size_t>(in)])].last_node = i;
     }
   }
-  if (slot[static_cast<size_t>(graph_.logits())] >= 0) {
-    lifetimes[static_cast<size_t>(slot[static_cast<size_t>(graph_.logits())])].last_node = n_nodes;
+  return lifetimes;
+}
+
+void GraphExecutor::plan_arena(int device, const StepDims& dims) {
+  // Lifetime of each activation homed here: from the node writing it to the last node
+  // reading it on any device (a copy elsewhere is taken before then); the logits live
+  // to the end so they can be read back. A mirror lives from the start of the segment
+  // that fills it to its last reader here.
+  std::vector<int> ids;
+  std::vector<BufferLifetime> lifetimes = activation_lifetimes(device, dims, &ids);
+  const auto logits = std::find(ids.begin(), ids.end(), graph_.logits());
+  if (logits != ids.end()) {
+    lifetimes[static_cast<size_t>(logits - ids.begin())].last_node = static_cast<int>(graph_.nodes().size());
   }
   const size_t n_home = ids.size();
   std::vector<size_t> mirror_ids;

@@ -132,6 +132,9 @@ class GraphExecutor {
   uint64_t tensor_bytes(int tensor, const StepDims& dims) const;
   void plan_activations(const StepDims& dims);
   void plan_arena(int device, const StepDims& dims);
+  // From the node writing each activation to the last node reading it, for those homed
+  // on `device` (all when device < 0); `ids` receives their tensors, in the same order.
+  std::vector<BufferLifetime> activation_lifetimes(int device, const StepDims& dims, std::vector<int>* ids) const;
   void upload_inputs(const StepBatch& batch);
   void fill_mirror(const Mirror& m, const StepDims& dims);
   void run_nodes(int device, size_t first, size_t end, const std::vector<RegisteredKernel>& kernels,

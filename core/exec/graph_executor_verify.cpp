@@ -46,22 +46,8 @@ void GraphExecutor::add_reference(const BackendTarget& reference) {
 void GraphExecutor::plan_reference_arena(const StepDims& dims) {
   // Every activation, from the node writing it to the last reading it (the inputs are
   // overwritten with the tested device's values before each node).
-  const int n_nodes = static_cast<int>(graph_.nodes().size());
   std::vector<int> ids;
-  std::vector<BufferLifetime> lifetimes;
-  std::vector<int> slot(graph_.tensors().size(), -1);
-  for (int i = 0; i < n_nodes; ++i) {
-    const GraphNode& n = graph_.nodes()[static_cast<size_t>(i)];
-    const auto out = static_cast<size_t>(n.output);
-    if (graph_.tensor(n.output).role == TensorRole::Activation && slot[out] < 0) {
-      slot[out] = static_cast<int>(ids.size());
-      ids.push_back(n.output);
-      lifetimes.push_back({tensor_bytes(n.output, dims), i, i});
-    }
-    for (int in : n.inputs) {
-      if (slot[static_cast<size_t>(in)] >= 0) lifetimes[static_cast<size_t>(slot[static_cast<size_t>(in)])].last_node = i;
-    }
-  }
+  const std::vector<BufferLifetime> lifetimes = activation_lifetimes(-1, dims, &ids);
   const MemoryPlan plan = plan_memory(lifetimes);
   auto& arena = arenas_[static_cast<size_t>(ref_)];
   if (!arena || arena->size() < plan.arena_bytes) {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "support/golden.h"
+#include "support/json_fields.h"
 #include "support/run_command.h"
 #include "support/temp_path.h"
 #include "support/testdata.h"
@@ -16,18 +17,6 @@ namespace {
 std::string tessera(const std::string& args) { return shell_quote(tessera_exe()) + " " + args; }
 
 std::string gguf() { return shell_quote(testdata_path("stories260K/stories260K.gguf")); }
-
-// The ids of a JSON array field such as "generated_ids":[1,2,3].
-std::vector<int32_t> json_ids(const std::string& json, const std::string& field) {
-  const std::string key = "\"" + field + "\":[";
-  const size_t at = json.find(key);
-  if (at == std::string::npos) return {};
-  std::string body = json.substr(at + key.size(), json.find(']', at) - at - key.size());
-  for (char& c : body) {
-    if (c == ',') c = ' ';
-  }
-  return parse_ids(body);
-}
 
 std::string temp_file(const std::string& name) { return temp_path(name); }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "support/golden.h"
+#include "support/json_fields.h"
 #include "support/run_command.h"
 #include "support/testdata.h"
 
@@ -21,17 +22,7 @@ std::string tessera(const std::string& args) {
 }
 std::string gguf() { return shell_quote(testdata_path("stories260K/stories260K.gguf")); }
 
-// The ids of "generated_ids":[...] in a JSON line.
-std::vector<int32_t> generated_ids(const std::string& json) {
-  const std::string key = "\"generated_ids\":[";
-  const size_t at = json.find(key);
-  if (at == std::string::npos) return {};
-  std::string body = json.substr(at + key.size(), json.find(']', at) - at - key.size());
-  for (char& c : body) {
-    if (c == ',') c = ' ';
-  }
-  return parse_ids(body);
-}
+std::vector<int32_t> generated_ids(const std::string& json) { return json_ids(json, "generated_ids"); }
 
 CommandResult generate(const std::string& flags, int n = 64) {
   const Golden g = load_golden();

@@ -11,6 +11,7 @@
 
 #include "backends/vulkan/ops/attention_path.h"
 #include "support/golden.h"
+#include "support/json_fields.h"
 #include "support/run_command.h"
 #include "support/testdata.h"
 #include "vulkan_session.h"
@@ -28,26 +29,8 @@ std::string tessera_cli(const std::string& args) {
 
 std::string gguf() { return shell_quote(tessera::test::testdata_path("stories260K/stories260K.gguf")); }
 
-// The ids of a JSON array field such as "generated_ids":[1,2,3].
-std::vector<int32_t> json_ids(const std::string& json, const std::string& field) {
-  const std::string key = "\"" + field + "\":[";
-  const size_t at = json.find(key);
-  if (at == std::string::npos) return {};
-  std::string body = json.substr(at + key.size(), json.find(']', at) - at - key.size());
-  for (char& c : body) {
-    if (c == ',') c = ' ';
-  }
-  return tessera::test::parse_ids(body);
-}
-
-// The value of a JSON string field without escapes, such as "text":"Once upon".
-std::string json_text(const std::string& json, const std::string& field) {
-  const std::string key = "\"" + field + "\":\"";
-  const size_t at = json.find(key);
-  if (at == std::string::npos) return "";
-  const size_t begin = at + key.size();
-  return json.substr(begin, json.find('"', begin) - begin);
-}
+using tessera::test::json_ids;
+using tessera::test::json_text;
 
 CommandResult generate(const std::string& backend, const std::string& prompt, int n, const std::string& extra = "") {
   return run_command(tessera_cli("generate -m " + gguf() + " -p " + shell_quote(prompt) + " -n " + std::to_string(n) +

@@ -76,6 +76,13 @@ class MoveAtSteps {
   size_t next_ = 0;
 };
 
+// The requests run on one device from start to end: what a moved run must give.
+std::map<RequestId, RequestResult> unmoved(const LoadedModel& m, const SamplingParams& sampling,
+                                           int32_t max_tokens_per_step) {
+  Engine engine(*m.model, m.backend, small_steps(max_tokens_per_step));
+  return run_batch(engine, requests(sampling));
+}
+
 void expect_same_tokens(const std::map<RequestId, RequestResult>& moved,
                         const std::map<RequestId, RequestResult>& stayed) {
   ASSERT_EQ(moved.size(), stayed.size());
@@ -88,8 +95,7 @@ void expect_same_tokens(const std::map<RequestId, RequestResult>& moved,
 TEST(EngineMigration, GreedyOutputIsTheSameAfterMovingBackAndForth) {
   const LoadedModel& m = stories();
   OtherCpu other;
-  Engine stayed(*m.model, m.backend, small_steps(64));
-  const auto reference = run_batch(stayed, requests(greedy()));
+  const auto reference = unmoved(m, greedy(), 64);
 
   Engine engine(*m.model, m.backend, small_steps(64));
   MoveAtSteps move(engine, m.backend, other.backend, {3, 9, 20});
@@ -133,8 +139,7 @@ TEST(EngineMigration, SeededSamplingIsTheSameAfterAMove) {
   sampling.top_k = 20;
   sampling.repetition_penalty = 1.2f;
   sampling.seed = 1234;
-  Engine stayed(*m.model, m.backend, small_steps(64));
-  const auto reference = run_batch(stayed, requests(sampling));
+  const auto reference = unmoved(m, sampling, 64);
 
   Engine engine(*m.model, m.backend, small_steps(64));
   MoveAtSteps move(engine, m.backend, other.backend, {6, 15});
@@ -146,8 +151,7 @@ TEST(EngineMigration, MovingInTheMiddleOfAChunkedPrefill) {
   const LoadedModel& m = stories();
   OtherCpu other;
   // Four tokens a step: the 17-token prompt of the second request takes five steps.
-  Engine stayed(*m.model, m.backend, small_steps(4));
-  const auto reference = run_batch(stayed, requests(greedy()));
+  const auto reference = unmoved(m, greedy(), 4);
 
   Engine engine(*m.model, m.backend, small_steps(4));
   MoveAtSteps move(engine, m.backend, other.backend, {1, 2, 3});
@@ -161,8 +165,7 @@ TEST(EngineMigration, MovingInTheMiddleOfAChunkedPrefill) {
 TEST(EngineMigration, Int8KvCacheMovesAsItIs) {
   const LoadedModel& m = stories(DType::Q8_0);
   OtherCpu other;
-  Engine stayed(*m.model, m.backend, small_steps(64));
-  const auto reference = run_batch(stayed, requests(greedy()));
+  const auto reference = unmoved(m, greedy(), 64);
 
   Engine engine(*m.model, m.backend, small_steps(64));
   MoveAtSteps move(engine, m.backend, other.backend, {4, 11});
@@ -190,8 +193,7 @@ TEST(EngineMigration, ATargetWithoutAKernelIsRefusedAndTheRunGoesOn) {
   const LoadedModel& m = stories();
   OtherCpu lacking;
   lacking.backend.registry->hide(OpKind::RmsNorm, DType::F32);
-  Engine stayed(*m.model, m.backend, small_steps(64));
-  const auto reference = run_batch(stayed, requests(greedy()));
+  const auto reference = unmoved(m, greedy(), 64);
 
   Engine engine(*m.model, m.backend, small_steps(64));
   std::string refusal;
@@ -216,8 +218,7 @@ TEST(EngineMigration, ATargetWithoutAKernelIsRefusedAndTheRunGoesOn) {
 TEST(EngineMigration, ASmallerCacheOnTheTargetPreemptsAndTheOutputStaysTheSame) {
   const LoadedModel& m = stories();
   OtherCpu other;
-  Engine stayed(*m.model, m.backend, small_steps(64));
-  const auto reference = run_batch(stayed, requests(greedy()));
+  const auto reference = unmoved(m, greedy(), 64);
 
   Engine engine(*m.model, m.backend, small_steps(64));
   std::vector<MigrationReport> reports;
@@ -241,8 +242,7 @@ TEST(EngineMigration, ASmallerCacheOnTheTargetPreemptsAndTheOutputStaysTheSame) 
 TEST(EngineMigration, ABudgetARequestCouldOutgrowIsRefused) {
   const LoadedModel& m = stories();
   OtherCpu other;
-  Engine stayed(*m.model, m.backend, small_steps(64));
-  const auto reference = run_batch(stayed, requests(greedy()));
+  const auto reference = unmoved(m, greedy(), 64);
 
   Engine engine(*m.model, m.backend, small_steps(64));
   std::string refusal;
@@ -268,9 +268,8 @@ TEST(EngineMigration, ABudgetARequestCouldOutgrowIsRefused) {
 TEST(EngineMigration, TheCacheChangesDtypeOnTheWay) {
   const LoadedModel& m = stories();
   OtherCpu other;
-  Engine stayed(*m.model, m.backend, small_steps(64));
-  const auto reference = run_batch(stayed, requests(greedy()));
-  const uint64_t f32_bytes = stayed.kv_cache().config().bytes_per_token;
+  const auto reference = unmoved(m, greedy(), 64);
+  const uint64_t f32_bytes = m.model->compiled().graph.kv_bytes_per_token();
   for (DType dtype : {DType::F16, DType::Q8_0}) {
     Engine engine(*m.model, m.backend, small_steps(64));
     std::vector<MigrationReport> reports;
