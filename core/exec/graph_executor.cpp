@@ -102,7 +102,7 @@ void GraphExecutor::place_weights(const WeightFile& weights) {
       owned_.push_back(DeviceBuffer::wrap_host(devices_[static_cast<size_t>(d)], const_cast<void*>(data), n_bytes,
                                                t.file_name));
       at(d, static_cast<int>(i)) = place_in(owned_.back(), 0);
-      weight_bytes_ += n_bytes;
+      if (d != ref_) weight_bytes_ += n_bytes;  // the reference's copies are verify mode's own
     }
   }
 }
