@@ -89,6 +89,7 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
   config.window = release_window(graph);
   book_ = std::make_unique<KvCacheBook>(config);
   cache_blocks_ = config.n_blocks;
+  cache_bytes_per_token_ = config.bytes_per_token;
   scheduler_ = std::make_unique<Scheduler>(SchedulerLimits{options_.max_batch, options_.max_tokens_per_step}, *book_);
   executor_ = place_graph(graph, model.weights(), backend, KvCacheShape{config.block_size, config.n_blocks});
 }
@@ -148,7 +149,8 @@ void Engine::check_fits(const Request& r, RequestId id, int64_t n_blocks) const 
                 std::to_string(r.max_tokens) + " new) but the whole budget holds " +
                 std::to_string(n_blocks * c.block_size) + " tokens (" + std::to_string(n_blocks) +
                 " blocks of " + std::to_string(c.block_size) + ", " +
-                format_bytes(static_cast<double>(c.bytes_per_token) * static_cast<double>(n_blocks * c.block_size)) +
+                format_bytes(static_cast<double>(cache_bytes_per_token_.load()) *
+                             static_cast<double>(n_blocks * c.block_size)) +
                 "); raise --kv-mem or ask for fewer tokens");
   }
 }

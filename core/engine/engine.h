@@ -156,8 +156,10 @@ class Engine {
   int64_t n_ctx_;
   int64_t n_vocab_;
   uint64_t weight_bytes_ = 0;  // of the graph's weights, as the file stores them
-  // The cache's block count, for submit's checks on other threads (migrate changes it).
+  // The cache's block count and bytes per token, for submit's checks on other threads
+  // (migrate changes them).
   std::atomic<int64_t> cache_blocks_{0};
+  std::atomic<uint64_t> cache_bytes_per_token_{0};
   std::unique_ptr<KvCacheBook> book_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Graph> retyped_;  // declared before executor_, which reads it: destroyed after

@@ -93,6 +93,7 @@ MigrationReport Engine::migrate(const Backend& target, const MigrationOptions& o
   if (retyped) {
     retyped_ = std::move(retyped);  // after the old executor, which read the old graph
     book_->set_bytes_per_token(retyped_->kv_bytes_per_token());
+    cache_bytes_per_token_ = retyped_->kv_bytes_per_token();
   }
   ++totals_.migrations;
   report.total_ms = ms_since(t0);
