@@ -1,0 +1,21 @@
+// Rendering a parsed chat template: expressions with Python's semantics (truthiness,
+// `and`/`or` returning an operand, `+` on strings and lists), loops with `loop.*`,
+// Jinja2's scoping (a `set` inside a loop stays in it; namespaces carry values out),
+// the filters, tests, string and dict methods real templates call, and
+// raise_exception. Errors name the template position.
+#pragma once
+
+#include <string>
+
+#include "core/chat/template_ast.h"
+
+namespace tessera::chat {
+
+// Renders `nodes` with the variables of `context` (a dict: messages, bos_token, ...).
+// Throws TemplateError (template_parser.h) for an error the template makes or raises,
+// and when rendering runs past `max_output_bytes` or `max_steps` loop iterations (a
+// template that loops).
+std::string render_template(const NodeList& nodes, const Value& context, const std::string& name,
+                            size_t max_output_bytes = size_t{64} << 20, size_t max_steps = size_t{1} << 22);
+
+}  // namespace tessera::chat

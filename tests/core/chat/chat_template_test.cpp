@@ -1,0 +1,135 @@
+// Chat templates against Python's jinja2 (rendered as Hugging Face renders them, by
+// tools/fixtures/make_chat_template_fixtures.py): twelve real templates over four
+// conversations, with and without the generation prompt, byte for byte; the errors a
+// template raises; and the interpreter's own rules (whitespace control, scoping,
+// filters, positions in errors, runaway templates).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/chat/chat_template.h"
+#include "core/chat/template_render.h"
+#include "support/testdata.h"
+
+namespace tessera::chat {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(test::source_path("tests/fixtures/chat_templates/" + name), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(ChatTemplate, RendersRealTemplatesExactlyAsJinja2) {
+  const auto doc = nlohmann::json::parse(fixture("cases.json"));
+  std::vector<std::vector<ChatMessage>> conversations;
+  for (const auto& c : doc["conversations"]) {
+    std::vector<ChatMessage> messages;
+    for (const auto& m : c) messages.push_back({m["role"], m["content"]});
+    conversations.push_back(std::move(messages));
+  }
+  int checked = 0, errors = 0;
+  for (const auto& c : doc["cases"]) {
+    const std::string name = c["template"];
+    const ChatTemplate t(fixture(name + ".jinja"), name);
+    ChatInputs in;
+    in.messages = conversations.at(c["conversation"].get<size_t>());
+    in.add_generation_prompt = c["add_generation_prompt"];
+    in.bos_token = doc["bos_token"];
+    in.eos_token = doc["eos_token"];
+    const std::string what = name + " conversation " + std::to_string(c["conversation"].get<int>()) +
+                             (in.add_generation_prompt ? " +prompt" : "");
+    if (c.contains("error")) {
+      ++errors;
+      try {
+        t.render(in);
+        ADD_FAILURE() << what << ": rendered, but jinja2 raised " << c["error"];
+      } catch (const TemplateError& e) {
+        EXPECT_THAT(e.what(), HasSubstr(c["error"].get<std::string>().substr(0, 20))) << what;
+      }
+      continue;
+    }
+    EXPECT_EQ(t.render(in), c["output"].get<std::string>()) << what;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 88);
+  EXPECT_EQ(errors, 8);
+}
+
+std::string render(const std::string& source, Dict vars = {}) {
+  return render_template(parse_template(source, "t"), Value(std::move(vars)), "t");
+}
+
+TEST(ChatTemplate, WhitespaceControlFollowsTrimAndLstripBlocks) {
+  EXPECT_EQ(render("a\n  {% if true %}\n  b\n  {% endif %}\nc"), "a\n  b\nc");
+  EXPECT_EQ(render("a  {{- ' b ' -}}  c"), "a b c");
+  EXPECT_EQ(render("x {%- if true %} y{% endif -%}  z"), "x yz");
+  EXPECT_EQ(render("a\n{# a comment #}\nb"), "a\nb");
+  EXPECT_EQ(render("a\n  {%+ if true %}b{% endif +%}\nc"), "a\n  b\nc");
+}
+
+TEST(ChatTemplate, SetInALoopStaysInItAndANamespaceCarriesOut) {
+  EXPECT_EQ(render("{% set x = 1 %}{% for i in [1, 2] %}{% set x = x + i %}{{ x }}{% endfor %}|{{ x }}"), "23|1");
+  EXPECT_EQ(render("{% set ns = namespace(n=0) %}{% for i in [1, 2, 3] %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}"),
+            "6");
+}
+
+TEST(ChatTemplate, LoopVariablesFiltersTestsAndMethods) {
+  EXPECT_EQ(render("{% for m in ms %}{{ loop.index0 }}{{ 'F' if loop.first }}{{ 'L' if loop.last }},{% endfor %}",
+                   {{"ms", Value(List{Value(1), Value(2), Value(3)})}}),
+            "0F,1,2L,");
+  EXPECT_EQ(render("{{ '  hi  ' | trim }}|{{ [1, 2] | length }}|{{ {'a': [1, 'x']} | tojson }}|{{ none }}|{{ true }}"),
+            "hi|2|{\"a\": [1, \"x\"]}|None|True");
+  EXPECT_EQ(render("{{ x is defined }}{{ y is not defined }}{{ 'ab'.upper() }}{{ 'a,b'.split(',')[-1] }}{{ 'x' in 'xyz' }}",
+                   {{"x", Value(1)}}),
+            "TrueTrueABbTrue");
+  EXPECT_EQ(render("{{ 7 // 2 }} {{ -7 // 2 }} {{ 7 % 3 }} {{ 1 / 2 }} {{ 'a' ~ 1 }} {{ [1] + [2] }}"), "3 -4 1 0.5 a1 [1, 2]");
+  EXPECT_EQ(render("{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
+                   {{"d", Value(Dict{{"b", Value(2)}, {"a", Value(1)}})}}),
+            "b=2;a=1;");
+  EXPECT_EQ(render("{{ ms[1:] | length }}{{ (ms | first) }}{{ ms | join('-') }}",
+                   {{"ms", Value(List{Value("p"), Value("q"), Value("r")})}}),
+            "2pp-q-r");
+}
+
+TEST(ChatTemplate, ErrorsNameTheTemplateLineAndColumn) {
+  EXPECT_THAT([] { ChatTemplate("ok\n{% if x %}never closed", "model.jinja"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("model.jinja:2:3: 'if' is never closed with 'endif'")));
+  EXPECT_THAT([] { ChatTemplate("{{ 1 + }}", "m"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("m:1:8: expected an expression at the end of the tag")));
+  EXPECT_THAT([] { ChatTemplate("{% macro f() %}{% endmacro %}", "m"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("m:1:3: unsupported statement 'macro'")));
+  EXPECT_THAT([] { render("a\n  {{ raise_exception('roles must alternate') }}"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("t:2:6: the template raised: roles must alternate")));
+  EXPECT_THAT([] { render("{{ x.y.z }}"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("'x' is undefined (reading .y)")));
+}
+
+TEST(ChatTemplate, DeepNestingIsRefusedNotACrash) {
+  EXPECT_THAT([] { ChatTemplate("{{ " + std::string(100000, '(') + "1" + std::string(100000, ')') + " }}", "m"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("nested more than 200 deep")));
+  EXPECT_THAT([] { ChatTemplate("{{ " + std::string(100000, '-') + "1 }}", "m"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("nested more than 200 deep")));
+  std::string ifs;
+  for (int i = 0; i < 5000; ++i) ifs += "{% if true %}";
+  EXPECT_THAT([&] { ChatTemplate(ifs, "m"); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("blocks nested more than 100 deep")));
+}
+
+TEST(ChatTemplate, ARunawayTemplateIsStopped) {
+  const NodeList loop = parse_template("{% for i in range(1000) %}{% for j in range(1000) %}x{% endfor %}{% endfor %}", "t");
+  EXPECT_THAT([&] { render_template(loop, Value(Dict{}), "t", size_t{1} << 30, 100000); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("ran more than 100000 loop steps")));
+  EXPECT_THAT([&] { render_template(loop, Value(Dict{}), "t", 1000); },
+              ::testing::ThrowsMessage<TemplateError>(HasSubstr("the output passed 1000 bytes")));
+}
+
+}  // namespace
+}  // namespace tessera::chat
