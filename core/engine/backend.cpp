@@ -1,6 +1,5 @@
 #include "core/engine/backend.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "core/util/error.h"
@@ -16,31 +15,6 @@ std::string explain_search(const PluginHost& host) {
   s += "\nsearched:";
   for (const auto& d : host.searched_dirs()) s += "\n  " + d.path + (d.exists ? "" : " (missing)");
   return s + "\n(use --plugin-dir DIR or TESSERA_PLUGIN_PATH to add a directory)";
-}
-
-// TESSERA_HIDE_KERNELS=backend:op:dtype[,...]: a test switch that makes a backend
-// lack kernels it has (to exercise the fallback and the refusals without a backend
-// that really lacks them).
-void hide_kernels(const std::string& backend, KernelRegistry& registry) {
-  const char* env = std::getenv("TESSERA_HIDE_KERNELS");
-  if (!env || !*env) return;
-  const std::string list = env;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    const std::string entry = list.substr(start, comma - start);
-    const size_t a = entry.find(':');
-    const size_t b = a == std::string::npos ? a : entry.find(':', a + 1);
-    OpKind op;
-    DType dtype;
-    if (b == std::string::npos || !op_from_name(entry.substr(a + 1, b - a - 1), &op) ||
-        !dtype_from_name(entry.substr(b + 1), &dtype)) {
-      throw Error("TESSERA_HIDE_KERNELS: expected BACKEND:OP:DTYPE entries (e.g. vulkan:rms_norm:f32), got '" +
-                  entry + "'");
-    }
-    if (entry.substr(0, a) == backend) registry.hide(op, dtype);
-    start = comma + 1;
-  }
 }
 
 }  // namespace
@@ -93,7 +67,6 @@ Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_
     if (with_kernel_plugins && candidate->extends() == plugin->name()) plugins.push_back(candidate);
   }
   b.registry = std::make_unique<KernelRegistry>(std::move(plugins));
-  hide_kernels(plugin->name(), *b.registry);
   return b;
 }
 

@@ -76,7 +76,8 @@ Engine::Engine(const Model& model, const Backend& backend, EngineOptions options
     : model_(model),
       options_(options),
       n_ctx_(options.n_ctx > 0 ? options.n_ctx : model.compiled().n_ctx > 0 ? model.compiled().n_ctx : 2048),
-      n_vocab_(model.compiled().n_vocab) {
+      n_vocab_(model.compiled().n_vocab),
+      kv_dtype_(model.compiled().kv_dtype) {
   if (options_.kv_block <= 0) throw Error("KV block size must be positive, got " + std::to_string(options_.kv_block));
   const Graph& graph = model.compiled().graph;
   weight_bytes_ = weight_bytes(graph, model.weights());

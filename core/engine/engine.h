@@ -51,10 +51,10 @@ struct EngineStats {
 struct MigrationOptions {
   // The cache's budget there, resolved against the target's memory; nullopt: the
   // same block count as now.
-  std::optional<KvBudget> kv_budget;
+  std::optional<KvBudget> kv_budget = std::nullopt;
   // The cache's dtype there (f32, f16 or q8_0), the rows converted on the way;
   // nullopt: the same as now.
-  std::optional<DType> kv_dtype;
+  std::optional<DType> kv_dtype = std::nullopt;
 };
 
 // What Engine::migrate did.
@@ -163,6 +163,7 @@ class Engine {
   std::unique_ptr<KvCacheBook> book_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Graph> retyped_;  // declared before executor_, which reads it: destroyed after
+  DType kv_dtype_;                  // of the cache now: the model's, or what a migration made it
   std::unique_ptr<GraphExecutor> executor_;
   std::map<RequestId, std::unique_ptr<Live>> live_;
 

@@ -18,21 +18,6 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 std::string bytes_text(uint64_t n) { return format_bytes(static_cast<double>(n)); }
 
-// The graph with the cache in `dtype`; throws when the rows cannot hold it.
-std::unique_ptr<Graph> retype(const Graph& g, DType dtype) {
-  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::Q8_0) {
-    throw Error("a KV cache holds f32, f16 or q8_0, not " + std::string(dtype_name(dtype)));
-  }
-  for (const GraphTensor& t : g.tensors()) {
-    if (t.role == TensorRole::Cache && t.shape.back() % dtype_block_elems(dtype) != 0) {
-      throw Error("a " + std::string(dtype_name(dtype)) + " KV cache needs rows of whole blocks of " +
-                  std::to_string(dtype_block_elems(dtype)) + ", and '" + t.name + "' has rows of " +
-                  std::to_string(t.shape.back()));
-    }
-  }
-  return std::make_unique<Graph>(with_kv_dtype(g, dtype));
-}
-
 }  // namespace
 
 MigrationReport Engine::migrate(const Backend& target, const MigrationOptions& options) {
@@ -47,11 +32,11 @@ MigrationReport Engine::migrate(const Backend& target, const MigrationOptions& o
   // Everything on the target is checked and built before anything here changes.
   const KvCacheConfig& config = book_->config();
   report.cache_blocks = config.n_blocks;
-  report.kv_dtype = executor_->kv_dtype(0);
+  report.kv_dtype = kv_dtype_;
   std::unique_ptr<Graph> retyped;
   try {
     if (options.kv_dtype && *options.kv_dtype != report.kv_dtype) {
-      retyped = retype(model_.compiled().graph, *options.kv_dtype);
+      retyped = std::make_unique<Graph>(with_kv_dtype(model_.compiled().graph, *options.kv_dtype));
       report.kv_dtype = *options.kv_dtype;
     }
     const Graph& graph_there = retyped ? *retyped : graph();
@@ -92,6 +77,7 @@ MigrationReport Engine::migrate(const Backend& target, const MigrationOptions& o
   executor_ = std::move(moved);  // frees the old device's weights, cache and arena
   if (retyped) {
     retyped_ = std::move(retyped);  // after the old executor, which read the old graph
+    kv_dtype_ = report.kv_dtype;
     book_->set_bytes_per_token(retyped_->kv_bytes_per_token());
     cache_bytes_per_token_ = retyped_->kv_bytes_per_token();
   }

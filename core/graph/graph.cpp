@@ -1,5 +1,7 @@
 #include "core/graph/graph.h"
 
+#include "core/util/error.h"
+
 namespace tessera {
 
 int Graph::add_tensor(GraphTensor t) {
@@ -29,7 +31,21 @@ uint64_t Graph::kv_bytes_per_token() const {
   return bytes;
 }
 
+void check_kv_dtype(const Graph& g, DType dtype) {
+  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::Q8_0) {
+    throw Error("a KV cache holds f32, f16 or q8_0, not " + std::string(dtype_name(dtype)));
+  }
+  for (const GraphTensor& t : g.tensors()) {
+    if (t.role == TensorRole::Cache && t.shape.back() % dtype_block_elems(dtype) != 0) {
+      throw Error("a " + std::string(dtype_name(dtype)) + " KV cache needs rows (n_kv_heads * head_dim) of whole "
+                  "blocks of " + std::to_string(dtype_block_elems(dtype)) + ", and '" + t.name + "' has rows of " +
+                  std::to_string(t.shape.back()));
+    }
+  }
+}
+
 Graph with_kv_dtype(const Graph& g, DType kv_dtype) {
+  check_kv_dtype(g, kv_dtype);
   Graph out = g;
   for (GraphTensor& t : out.tensors()) {
     if (t.role == TensorRole::Cache) t.dtype = kv_dtype;

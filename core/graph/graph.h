@@ -92,8 +92,12 @@ class Graph {
   int logits_ = -1;
 };
 
+// Throws tessera::Error unless `g`'s KV cache can hold `kv_dtype`: f32, f16 or q8_0,
+// with rows (n_kv_heads * head_dim) of whole blocks.
+void check_kv_dtype(const Graph& g, DType kv_dtype);
 // A copy of `g` whose KV cache tensors hold `kv_dtype` (the cache is the only thing
-// of the graph that depends on it: kv_write writes it, attention reads it).
+// of the graph that depends on it: kv_write writes it, attention reads it); checked
+// with check_kv_dtype.
 Graph with_kv_dtype(const Graph& g, DType kv_dtype);
 
 }  // namespace tessera

@@ -42,7 +42,7 @@ BackendSwaps::BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points
   for (const SwapPoint& p : points_) {
     if (p.backend == first_spec_ || opened_.count(p.backend)) continue;
     try {
-      Backend b = open_backend(host, p.backend, static_cast<int32_t>(runtime.threads));
+      Backend b = open_cli_backend(host, p.backend, static_cast<int32_t>(runtime.threads));
       attach_fallback(b, host, graph, runtime);
       b.reference = current.reference;  // verify mode follows the run
       opened_.emplace(p.backend, std::move(b));

@@ -76,20 +76,47 @@ std::vector<std::string> model_dirs() {
 
 namespace {
 
-
-// A q8_0 cache row is whole blocks of 32: refuse a model whose rows are not.
+// The KV dtype asked for must fit the model's cache rows (q8_0: whole blocks of 32).
 void check_kv_rows(const Model& model, const RuntimeOptions& o) {
-  if (model.compiled().kv_dtype != DType::Q8_0) return;
-  for (const GraphTensor& t : model.compiled().graph.tensors()) {
-    if (t.role == TensorRole::Cache && t.shape.back() % kQ8BlockElems != 0) {
-      throw Error(o.model + ": --kv-dtype " + o.kv_dtype + " needs n_kv_heads * head_dim to be a multiple of " +
-                  std::to_string(kQ8BlockElems) + ", but cache '" + t.name + "' has rows of " +
-                  std::to_string(t.shape.back()) + "; use --kv-dtype f16");
+  try {
+    check_kv_dtype(model.compiled().graph, model.compiled().kv_dtype);
+  } catch (const Error& e) {
+    throw Error(o.model + ": --kv-dtype " + o.kv_dtype + ": " + e.what() + "; use --kv-dtype f16");
+  }
+}
+
+// TESSERA_HIDE_KERNELS=backend:op:dtype[,...]: a test switch that makes a backend
+// lack kernels it has (to exercise the fallback and the refusals without a backend
+// that really lacks them).
+void hide_kernels(const std::string& backend, KernelRegistry& registry) {
+  const char* env = std::getenv("TESSERA_HIDE_KERNELS");
+  if (!env || !*env) return;
+  const std::string list = env;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string entry = list.substr(start, comma - start);
+    const size_t a = entry.find(':');
+    const size_t b = a == std::string::npos ? a : entry.find(':', a + 1);
+    OpKind op;
+    DType dtype;
+    if (b == std::string::npos || !op_from_name(entry.substr(a + 1, b - a - 1), &op) ||
+        !dtype_from_name(entry.substr(b + 1), &dtype)) {
+      throw Error("TESSERA_HIDE_KERNELS: expected BACKEND:OP:DTYPE entries (e.g. vulkan:rms_norm:f32), got '" +
+                  entry + "'");
     }
+    if (entry.substr(0, a) == backend) registry.hide(op, dtype);
+    start = comma + 1;
   }
 }
 
 }  // namespace
+
+Backend open_cli_backend(const PluginHost& host, const std::string& spec, int32_t n_threads, bool with_kernel_plugins) {
+  Backend b = open_backend(host, spec, n_threads, with_kernel_plugins);
+  hide_kernels(b.device->plugin().name(), *b.registry);
+  return b;
+}
 
 void attach_fallback(Backend& backend, const PluginHost& host, const Graph& graph, const RuntimeOptions& o) {
   if (o.no_fallback || backend.fallback) return;
@@ -101,7 +128,7 @@ void attach_fallback(Backend& backend, const PluginHost& host, const Graph& grap
   const std::string name = o.fallback.substr(0, o.fallback.find(':'));
   if (name == backend.device->plugin().name()) return;  // nowhere else to go: the executor refuses
   try {
-    backend.fallback = std::make_shared<Backend>(open_backend(host, o.fallback, static_cast<int32_t>(o.threads)));
+    backend.fallback = std::make_shared<Backend>(open_cli_backend(host, o.fallback, static_cast<int32_t>(o.threads)));
   } catch (const Error& e) {
     throw Error(backend.device->name() + " lacks kernels this model needs, and the fallback backend cannot be "
                 "opened: " + e.what());
@@ -131,7 +158,7 @@ Runtime load_runtime(const RuntimeOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   Runtime rt;
   rt.host = std::make_unique<PluginHost>(PluginHost::default_search_dirs(o.plugin_dir));
-  rt.backend = open_backend(*rt.host, o.backend, static_cast<int32_t>(o.threads));
+  rt.backend = open_cli_backend(*rt.host, o.backend, static_cast<int32_t>(o.threads));
 
   dsl::ModelSpec spec;
   spec.weights_path = o.model;
@@ -145,7 +172,7 @@ Runtime load_runtime(const RuntimeOptions& o) {
   attach_fallback(rt.backend, *rt.host, rt.model->compiled().graph, o);
   if (!o.verify.empty()) {
     rt.backend.reference =
-        std::make_shared<Backend>(open_backend(*rt.host, o.verify, static_cast<int32_t>(o.threads), false));
+        std::make_shared<Backend>(open_cli_backend(*rt.host, o.verify, static_cast<int32_t>(o.threads), false));
   }
   rt.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 

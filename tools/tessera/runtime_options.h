@@ -54,6 +54,12 @@ std::vector<std::string> model_dirs();
 // those nodes (unless --no-fallback).
 Runtime load_runtime(const RuntimeOptions& options);
 
+// open_backend, with the test switch TESSERA_HIDE_KERNELS=backend:op:dtype[,...]
+// applied: the named backend then lacks those kernels (to exercise the fallback and
+// the refusals without a backend that really lacks them).
+Backend open_cli_backend(const PluginHost& host, const std::string& spec, int32_t n_threads,
+                         bool with_kernel_plugins = true);
+
 // Gives `backend` the --fallback backend when it lacks a kernel `graph` needs and the
 // fallback is another backend (not with --no-fallback).
 void attach_fallback(Backend& backend, const PluginHost& host, const Graph& graph, const RuntimeOptions& options);

@@ -304,6 +304,19 @@ TEST(EngineMigration, AKvDtypeNoCacheHoldsIsRefused) {
   EXPECT_EQ(engine.executor().kv_dtype(0), DType::F32);
 }
 
+TEST(KvDtypeCheck, RefusesRowsThatAreNotWholeBlocks) {
+  Graph g;
+  GraphTensor cache;
+  cache.name = "kv.0.k";
+  cache.role = TensorRole::Cache;
+  cache.shape = {sym(SymDim::CacheBlocks), sym(SymDim::BlockSize), 48};
+  g.add_tensor(cache);
+  EXPECT_NO_THROW(check_kv_dtype(g, DType::F16));
+  EXPECT_THAT([&] { with_kv_dtype(g, DType::Q8_0); },
+              ::testing::ThrowsMessage<Error>("a q8_0 KV cache needs rows (n_kv_heads * head_dim) of whole blocks of "
+                                              "32, and 'kv.0.k' has rows of 48"));
+}
+
 GraphExecutor executor_on(const LoadedModel& m, const Backend& b, int64_t n_blocks) {
   return GraphExecutor(m.model->compiled().graph, m.model->weights(), b.device, *b.registry,
                        KvCacheShape{8, n_blocks});
