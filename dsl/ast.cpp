@@ -35,6 +35,36 @@ const WeightDecl* ModelDef::find_weight(std::string_view wanted) const {
   return nullptr;
 }
 
+namespace {
+
+bool has_plugin_call(const Expr& e) {
+  if (e.kind == ExprKind::Call && e.text.find('.') != std::string::npos) return true;
+  for (const ExprPtr& a : e.args) {
+    if (has_plugin_call(*a)) return true;
+  }
+  for (const NamedArg& n : e.named) {
+    if (has_plugin_call(*n.value)) return true;
+  }
+  return false;
+}
+
+bool has_plugin_call(const std::vector<Statement>& body) {
+  for (const Statement& s : body) {
+    if ((s.value && has_plugin_call(*s.value)) || has_plugin_call(s.body)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ModelDef::calls_plugin_ops() const {
+  if (has_plugin_call(forward)) return true;
+  for (const BlockDef& b : blocks) {
+    if (has_plugin_call(b.body)) return true;
+  }
+  return false;
+}
+
 const BlockDef* ModelDef::find_block(std::string_view wanted) const {
   for (const BlockDef& b : blocks) {
     if (b.name == wanted) return &b;

@@ -157,6 +157,9 @@ struct ModelDef {
   const HParamDecl* find_hparam(std::string_view name) const;  // nullptr if absent
   const WeightDecl* find_weight(std::string_view name) const;  // nullptr if absent
   const BlockDef* find_block(std::string_view name) const;     // nullptr if absent
+  // Whether the forward section or a block calls an op a plugin declares (`acme.x(...)`):
+  // compiling it then needs the loaded plugins' declarations.
+  bool calls_plugin_ops() const;
 };
 
 }  // namespace tessera::dsl

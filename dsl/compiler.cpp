@@ -32,7 +32,7 @@ CompiledModel compile_model(const ModelDef& model, const CompileOptions& options
   const HParamValues hparams = evaluate_hparams(model, options);
   const WeightBindings weights = bind_weights(model, hparams, options);
   GraphBuilder builder(out.graph, model.source, options.kv_dtype);
-  ForwardCompiler forward(model, hparams, weights, builder);
+  ForwardCompiler forward(model, hparams, weights, builder, options.plugin_ops);
   forward.run();
   check_logits(model, forward, out.graph);
 

@@ -11,6 +11,7 @@
 
 #include "core/graph/compiled_model.h"
 #include "core/graph/graph.h"
+#include "core/ops/custom_op.h"
 #include "core/tensor/dtype.h"
 #include "core/weights/weight_file.h"
 #include "dsl/ast.h"
@@ -26,6 +27,9 @@ struct CompileOptions {
   std::map<std::string, std::string> overrides;
   DType weight_dtype = DType::F32;  // dtype of every weight when no file is given
   DType kv_dtype = DType::F32;      // dtype of the KV cache tensors
+  // The ops the loaded plugins declare, which `plugin.op(...)` calls may use (must
+  // outlive compile_model); nullptr: none, and such a call is an error naming the plugin.
+  const CustomOpCatalog* plugin_ops = nullptr;
 };
 
 // What compile_model makes (a core type: the engine reads it without the DSL).

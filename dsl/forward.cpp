@@ -4,12 +4,15 @@
 #include <utility>
 
 #include "dsl/diagnostics.h"
+#include "dsl/plugin_op_lowering.h"
+#include "dsl/semantic_expr.h"
 
 namespace tessera::dsl {
 
 ForwardCompiler::ForwardCompiler(const ModelDef& model, const HParamValues& hparams,
-                                 const WeightBindings& weights, GraphBuilder& builder)
-    : model_(model), weights_(weights), builder_(builder), scope_(hparams) {}
+                                 const WeightBindings& weights, GraphBuilder& builder,
+                                 const CustomOpCatalog* plugin_ops)
+    : model_(model), weights_(weights), builder_(builder), plugin_ops_(plugin_ops), scope_(hparams) {}
 
 void ForwardCompiler::run() { run_block(model_.forward); }
 
@@ -148,7 +151,23 @@ int ForwardCompiler::block_value(const Expr& e, const BlockDef& block) {
   return result;
 }
 
+// A call to a plugin's op: the declaration is found (and the arguments counted) before
+// anything is evaluated, then the shapes and dtypes are checked as the node is added.
+int ForwardCompiler::plugin_op_value(const Expr& e) {
+  const CustomOpSchema& op = find_plugin_op(plugin_ops_, e, model_.source);
+  std::vector<int> inputs;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Expr& a = *e.args[i];
+    // An optional input given an absent weight (`else none`) counts as left out.
+    inputs.push_back(op.inputs[i].optional && a.name_kind == NameKind::Weight ? weight_value(a, true) : tensor_value(a));
+  }
+  std::vector<Scalar> given;
+  for (const NamedArg& n : e.named) given.push_back(scalar(*n.value));
+  return lower_plugin_op(builder_, op, e, inputs, bind_plugin_op_attrs(op, e, given, model_.source));
+}
+
 int ForwardCompiler::call_value(const Expr& e) {
+  if (is_plugin_op_name(e.text)) return plugin_op_value(e);
   if (const BlockDef* block = model_.find_block(e.text)) return block_value(e, *block);
   const OpSpec& spec = *find_op(e.text);
   OpCall call;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ops/custom_op.h"
 #include "dsl/ast.h"
 #include "dsl/hparams.h"
 #include "dsl/lowering.h"
@@ -15,8 +16,9 @@ namespace tessera::dsl {
 
 class ForwardCompiler {
  public:
+  // `plugin_ops`: the declarations calls to plugins' ops are checked against; null: none.
   ForwardCompiler(const ModelDef& model, const HParamValues& hparams, const WeightBindings& weights,
-                  GraphBuilder& builder);
+                  GraphBuilder& builder, const CustomOpCatalog* plugin_ops = nullptr);
 
   // Lowers the whole forward section.
   void run();
@@ -32,6 +34,7 @@ class ForwardCompiler {
   int weight_value(const Expr& e, bool may_be_absent = false);
   int binary_value(const Expr& e);
   int call_value(const Expr& e);
+  int plugin_op_value(const Expr& e);
   int block_value(const Expr& e, const BlockDef& block);
   int64_t current_layer() const;
   std::string label_of(const Statement& s) const;
@@ -43,6 +46,7 @@ class ForwardCompiler {
   const ModelDef& model_;
   const WeightBindings& weights_;
   GraphBuilder& builder_;
+  const CustomOpCatalog* plugin_ops_;
   ValueScope scope_;
   std::map<std::string, int> variables_;  // name -> tensor id
   std::map<std::string, const Statement*> assigned_by_;

@@ -68,7 +68,10 @@ struct index_open : one<'['> {};                                // directly afte
 struct index_close : one<']'> {};                               // end of the index
 struct index_suffix : seq<index_open, sep, must<expression>, sep, must<index_close>> {};  // [i]
 struct name_expr : seq<name_ref, opt<sor<call_suffix, index_suffix>>> {};  // x, f(...), w[i]
-struct primary : sor<number, string_literal, paren_expr, name_expr> {};  // an operand
+struct plugin_op_name : seq<name, one<'.'>, name> {};           // acme.fused_silu_mul: an op a plugin declares
+struct plugin_call_args : seq<call_open, sep, opt<argument, sep, more_arguments>, must<call_close>> {};  // call_suffix's twin
+struct plugin_call : seq<plugin_op_name, must<plugin_call_args>> {};  // acme.fused_silu_mul(a, b, alpha: 0.5)
+struct primary : sor<number, string_literal, paren_expr, plugin_call, name_expr> {};  // an operand
 struct negated : sor<negation, primary> {};                     // the operand of unary minus
 struct negation : seq<one<'-'>, sep, must<negated>> {};         // -x
 struct unary : sor<negation, primary> {};                       // operand with optional minus

@@ -19,6 +19,7 @@ template <> inline constexpr auto error_message<expression> = "expected an expre
 template <> inline constexpr auto error_message<paren_close> = "expected ')' to close the parenthesis";
 template <> inline constexpr auto error_message<next_argument> = "expected an argument after ','";
 template <> inline constexpr auto error_message<call_close> = "expected ',' or ')' after an argument";
+template <> inline constexpr auto error_message<plugin_call_args> = "expected '(' and the arguments after the name of a plugin's op";
 template <> inline constexpr auto error_message<index_close> = "expected ']' after the index";
 template <> inline constexpr auto error_message<negated> = "expected an operand after '-'";
 template <> inline constexpr auto error_message<product_rhs> = "expected an operand after the operator";

@@ -64,7 +64,9 @@ int GraphBuilder::add_node(OpKind op, OpParams params, std::vector<int> inputs, 
   const int out = add_activation(std::move(shape));
   // Intermediate results are named after the statement and the op: "blk.3.q/linear".
   const std::string prefix = layer_ >= 0 ? "blk." + std::to_string(layer_) + "." : "";
-  graph_.tensors()[static_cast<size_t>(out)].name = prefix + target_ + "/" + std::string(op_name(op));
+  const auto* custom = std::get_if<CustomOpParams>(&params);
+  graph_.tensors()[static_cast<size_t>(out)].name =
+      prefix + target_ + "/" + (custom ? custom->name : std::string(op_name(op)));
   add_node_into(op, params, std::move(inputs), out);
   return out;
 }

@@ -40,6 +40,7 @@ class GraphBuilder {
   GraphBuilder(Graph& graph, const SourceText& source, DType kv_dtype);
 
   const GraphTensor& tensor(int id) const { return graph_.tensor(id); }
+  const SourceText& source() const { return source_; }
   // A copy: adding tensors may move the graph's storage.
   Shape shape(int id) const { return graph_.tensor(id).shape; }
   // "'x + h' [Tokens, 64]": the tensor `id` for messages, by the expression it was `written` as.

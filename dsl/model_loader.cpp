@@ -92,6 +92,7 @@ std::unique_ptr<Model> load_model(const ModelSpec& spec) {
   options.weights = weights.get();
   options.overrides = spec.overrides;
   options.kv_dtype = spec.kv_dtype;
+  options.plugin_ops = spec.plugin_ops;
   CompiledModel compiled = compile_model(*def, options);
   std::string problem;
   std::unique_ptr<Tokenizer> tokenizer = tokenizer_of(*weights, &problem);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/engine/model.h"
+#include "core/ops/custom_op.h"
 #include "core/tensor/dtype.h"
 
 namespace tessera::dsl {
@@ -20,6 +21,9 @@ struct ModelSpec {
   std::vector<std::string> model_dirs;  // where architectures are looked up, in order
   std::map<std::string, std::string> overrides;  // --set name=value
   DType kv_dtype = DType::F32;
+  // The ops the loaded plugins declare (PluginHost::op_catalog()), for definitions that
+  // call them; must outlive load_model. nullptr: none.
+  const CustomOpCatalog* plugin_ops = nullptr;
 };
 
 // Throws tessera::Error (DslError for model-file mistakes) naming the file.

@@ -158,6 +158,10 @@ struct action<g::name_ref> {
   }
 };
 
+// `acme.fused_silu_mul`: a Name that its arguments make a Call, like name_ref's.
+template <>
+struct action<g::plugin_op_name> : action<g::name_ref> {};
+
 template <>
 struct action<g::call_open> {
   template <typename Input>
@@ -199,6 +203,9 @@ struct action<g::call_suffix> {
     call.end = end_offset(in);
   }
 };
+
+template <>
+struct action<g::plugin_call_args> : action<g::call_suffix> {};
 
 template <>
 struct action<g::index_suffix> {

@@ -182,6 +182,7 @@ ValueType ExprChecker::check_binary(Expr& e, const NameScope& scope) {
 }
 
 ValueType ExprChecker::check_call(Expr& e, const NameScope& scope) {
+  if (is_plugin_op_name(e.text)) return check_plugin_op_call(e, scope);
   if (const BlockDef* block = model_.find_block(e.text)) return check_block_call(e, *block, scope);
   if (find_op(e.text)) return check_op_call(e, scope);
   if (find_scalar_function(e.text)) return check_scalar_call(e, scope);
@@ -210,6 +211,26 @@ ValueType ExprChecker::check_op_call(Expr& e, const NameScope& scope) {
            "argument " + quoted(op.params[i].name) + " of " + std::string(op.name));
   }
   check_attributes(e, scope);
+  return ValueType::Tensor;
+}
+
+// `acme.op(tensors..., name: number, ...)`: what the op takes is the plugin's to say,
+// checked when compiling against the loaded plugins' declarations (plugin_op_lowering).
+ValueType ExprChecker::check_plugin_op_call(Expr& e, const NameScope& scope) {
+  if (scope.section != Section::Forward) {
+    fail(e.loc, quoted(e.text) + " is an op of plugin " + quoted(e.text.substr(0, e.text.find('.'))) +
+                    "; it can only be used in the forward section");
+  }
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    expect(*e.args[i], scope, ValueType::Tensor, "argument " + std::to_string(i + 1) + " of " + e.text);
+  }
+  for (size_t i = 0; i < e.named.size(); ++i) {
+    NamedArg& arg = e.named[i];
+    for (size_t j = 0; j < i; ++j) {
+      if (e.named[j].name == arg.name) fail(arg.loc, "attribute " + quoted(arg.name) + " is given twice");
+    }
+    expect(*arg.value, scope, ValueType::Scalar, "attribute " + quoted(arg.name) + " of " + e.text);
+  }
   return ValueType::Tensor;
 }
 

@@ -60,6 +60,7 @@ class ExprChecker {
   ValueType check_binary(Expr& e, const NameScope& scope);
   ValueType check_call(Expr& e, const NameScope& scope);
   ValueType check_op_call(Expr& e, const NameScope& scope);
+  ValueType check_plugin_op_call(Expr& e, const NameScope& scope);
   ValueType check_scalar_call(Expr& e, const NameScope& scope);
   ValueType check_block_call(Expr& e, const BlockDef& block, const NameScope& scope);
   void check_attributes(Expr& e, const NameScope& scope);
@@ -72,6 +73,9 @@ class ExprChecker {
   BlockBodyCheck check_block_body_;
   std::map<const BlockDef*, std::vector<ValueType>> block_param_types_;
 };
+
+// True for a call name of the form `plugin.op`: an op a plugin declares.
+inline bool is_plugin_op_name(std::string_view name) { return name.find('.') != std::string_view::npos; }
 
 // "a tensor", "a number", ... for messages.
 std::string_view describe_type(ValueType t);

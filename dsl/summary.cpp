@@ -27,7 +27,7 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64
   s.kv_bytes_total = s.kv_bytes_per_token * s.context_length * batch;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const GraphNode& n = g.nodes()[i];
-    s.op_counts[n.op] += 1;
+    s.op_counts[{n.op, std::string(n.op_ref().custom)}] += 1;
     if (n.op == OpKind::MatMul) {
       const Shape& w = g.tensor(n.inputs[1]).shape;  // [M, K]
       s.matmul_flops_per_token += 2 * w[0] * w[1];
@@ -40,7 +40,7 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64
     if (layer >= 0 && (s.first_layer < 0 || layer < s.first_layer)) s.first_layer = layer;
   }
   for (size_t i = 0; i < g.nodes().size(); ++i) {
-    if (s.first_layer >= 0 && model.node_layers[i] == s.first_layer) s.ops_per_layer[g.nodes()[i].op] += 1;
+    if (s.first_layer >= 0 && model.node_layers[i] == s.first_layer) s.ops_per_layer[{g.nodes()[i].op, std::string(g.nodes()[i].op_ref().custom)}] += 1;
   }
   s.n_nodes = static_cast<int64_t>(g.nodes().size());
   s.flops_per_token = s.matmul_flops_per_token + s.attention_flops_per_token;
@@ -62,15 +62,15 @@ std::string grouped(int64_t v) {
 
 std::string bytes(int64_t n) { return format_bytes(static_cast<double>(n), 2); }
 
-std::string op_list(const std::map<OpKind, int>& counts) {
+std::string op_list(const std::map<OpCountKey, int>& counts) {
   std::string s;
   for (const auto& [op, n] : counts) {
-    s += (s.empty() ? "" : ", ") + std::string(op_name(op)) + " " + std::to_string(n);
+    s += (s.empty() ? "" : ", ") + op_ref_name({op.first, op.second}) + " " + std::to_string(n);
   }
   return s;
 }
 
-int count(const std::map<OpKind, int>& counts) {
+int count(const std::map<OpCountKey, int>& counts) {
   int n = 0;
   for (const auto& [op, c] : counts) n += c;
   return n;

@@ -5,10 +5,14 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "dsl/compiler.h"
 
 namespace tessera::dsl {
+
+// An op as the summary counts it: built-in ones in op order, then the declared ones by name.
+using OpCountKey = std::pair<OpKind, std::string>;
 
 struct ModelSummary {
   int64_t n_params = 0;          // elements of all weight tensors; a tied weight counts once
@@ -22,9 +26,9 @@ struct ModelSummary {
   int64_t batch = 1;               // sequences the KV total is stated for
   int64_t kv_bytes_total = 0;      // kv_bytes_per_token * context_length * batch
   int64_t n_nodes = 0;
-  std::map<OpKind, int> op_counts;      // nodes per op over the whole graph
+  std::map<OpCountKey, int> op_counts;      // nodes per op over the whole graph
   int first_layer = -1;                 // the layer ops_per_layer counts; -1 if no loops
-  std::map<OpKind, int> ops_per_layer;  // nodes per op of that layer
+  std::map<OpCountKey, int> ops_per_layer;  // nodes per op of that layer
 };
 
 // Summarises `model`, stating attention FLOPs at `context_length` tokens

@@ -61,12 +61,14 @@ Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_
   Backend b;
   b.device = Device::open(plugin, index, n_threads);
   // The backend's kernels, and those of every loaded kernel plugin extending it: per
-  // (op, dtype) the highest priority runs (KernelRegistry::find).
+  // (op, dtype) the highest priority runs (KernelRegistry::find). Without kernel
+  // plugins, each still runs the ops it declares itself, which the backend cannot have.
   std::vector<std::shared_ptr<const PluginLibrary>> plugins{plugin};
   for (const auto& candidate : host.plugins()) {
-    if (with_kernel_plugins && candidate->extends() == plugin->name()) plugins.push_back(candidate);
+    if (candidate->extends() == plugin->name()) plugins.push_back(candidate);
   }
-  b.registry = std::make_unique<KernelRegistry>(std::move(plugins));
+  b.registry = std::make_unique<KernelRegistry>(
+      std::move(plugins), with_kernel_plugins ? ExtensionKernels::All : ExtensionKernels::DeclaredOpsOnly);
   return b;
 }
 

@@ -29,8 +29,8 @@ std::unique_ptr<GraphExecutor> place_graph(const Graph& graph, const WeightFile&
 
 // Throws tessera::Error saying which backends were found, which files were
 // refused and why, and which directories were searched, when `spec` is not there.
-// `with_kernel_plugins` false: the backend's own kernels only (a reference to check
-// kernel plugins against).
+// `with_kernel_plugins` false: the backend's own kernels only, and each kernel plugin's
+// for the ops it declares itself (a reference to check kernel plugins against).
 Backend open_backend(const PluginHost& host, const std::string& spec, int32_t n_threads,
                      bool with_kernel_plugins = true);
 

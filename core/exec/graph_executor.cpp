@@ -337,7 +337,8 @@ void GraphExecutor::run_nodes(int d, size_t first, size_t end, const std::vector
     inputs.clear();
     for (int in : n.inputs) inputs.push_back(describe(in, d, dims));
     const tsr_tensor out = describe(n.output, d, dims);
-    const tsr_op_call call{static_cast<tsr_op>(n.op), op_params_ptr(params), static_cast<int32_t>(inputs.size()),
+    tsr_custom_params custom{};
+    const tsr_op_call call{static_cast<tsr_op>(n.op), op_params_ptr(params, &custom), static_cast<int32_t>(inputs.size()),
                            inputs.data(), &out};
     try {
       device.run(kernels[i], call);
@@ -410,11 +411,12 @@ PlacementSummary GraphExecutor::placement() const {
     const GraphNode& n = graph_.nodes()[i];
     const DType dtype = key_dtype(graph_, n);
     const bool follows = nodes_.follows_cache[i] != 0;
+    const std::string name = n.op_label();
     auto& ops = s.ops[d];
     auto it = std::find_if(ops.begin(), ops.end(), [&](const PlacementSummary::OpCount& m) {
-      return m.op == n.op && m.dtype == dtype && m.follows_cache == follows;
+      return m.op == name && m.dtype == dtype && m.follows_cache == follows;
     });
-    if (it == ops.end()) it = ops.insert(ops.end(), {n.op, dtype, 0, follows});
+    if (it == ops.end()) it = ops.insert(ops.end(), {name, dtype, 0, follows});
     ++it->nodes;
   }
   s.segments = static_cast<int64_t>(segments_.size());

@@ -42,7 +42,7 @@ struct VerifyReport {
 // What runs where, for messages and `tessera check`.
 struct PlacementSummary {
   struct OpCount {
-    OpKind op;
+    std::string op;  // "rms_norm", or a declared op's name
     DType dtype;
     int64_t nodes = 0;
     bool follows_cache = false;  // on the fallback though the main device has the kernel: beside its KV cache

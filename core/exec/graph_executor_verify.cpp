@@ -33,10 +33,10 @@ void GraphExecutor::add_reference(const BackendTarget& reference) {
   ref_kernels_.reserve(graph_.nodes().size());
   for (size_t i = 0; i < graph_.nodes().size(); ++i) {
     const GraphNode& n = graph_.nodes()[i];
-    const RegisteredKernel* k = reference.registry->find(n.op, key_dtype(graph_, n), reference.device->plugin());
+    const RegisteredKernel* k = reference.registry->find(n.op_ref(), key_dtype(graph_, n), reference.device->plugin());
     if (!k) {
       throw Error("verify: the reference backend '" + reference.device->plugin().name() + "' has no kernel for " +
-                  std::string(op_name(n.op)) + " with " + std::string(dtype_name(key_dtype(graph_, n))) +
+                  n.op_label() + " with " + std::string(dtype_name(key_dtype(graph_, n))) +
                   " data, needed by " + describe_node(n, i));
     }
     ref_kernels_.push_back(*k);

@@ -14,25 +14,27 @@ DType key_dtype(const Graph& g, const GraphNode& n) {
       return g.tensor(n.inputs.at(1)).dtype;
     case OpKind::KvWrite:
       return g.tensor(n.output).dtype;
+    case OpKind::Custom:
+      return g.tensor(n.inputs.at(static_cast<size_t>(std::get<CustomOpParams>(n.params).key_input))).dtype;
     default:
       return g.tensor(n.inputs.at(0)).dtype;
   }
 }
 
 std::string describe_node(const GraphNode& n, size_t index) {
-  return "node " + std::to_string(index) + " (" + std::string(op_name(n.op)) +
+  return "node " + std::to_string(index) + " (" + n.op_label() +
          (n.label.empty() ? "" : ", " + n.label) + ")";
 }
 
 namespace {
 
 const RegisteredKernel* kernel_on(const Graph& g, const GraphNode& n, const ExecutionTarget& t) {
-  return t.registry->find(n.op, key_dtype(g, n), t.device->plugin());
+  return t.registry->find(n.op_ref(), key_dtype(g, n), t.device->plugin());
 }
 
 [[noreturn]] void refuse(const Graph& g, size_t i, std::span<const ExecutionTarget> targets) {
   const GraphNode& n = g.nodes()[i];
-  const std::string what = std::string(op_name(n.op)) + " with " + std::string(dtype_name(key_dtype(g, n))) +
+  const std::string what = n.op_label() + " with " + std::string(dtype_name(key_dtype(g, n))) +
                            " data, needed by " + describe_node(n, i);
   if (targets.size() == 1) {
     throw Error("backend '" + targets[0].device->plugin().name() + "' has no kernel for " + what);

@@ -4,6 +4,11 @@
 
 namespace tessera {
 
+OpRef GraphNode::op_ref() const {
+  if (const auto* custom = std::get_if<CustomOpParams>(&params)) return {OpKind::Custom, custom->name};
+  return op;
+}
+
 int Graph::add_tensor(GraphTensor t) {
   tensors_.push_back(std::move(t));
   return static_cast<int>(tensors_.size()) - 1;

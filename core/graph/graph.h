@@ -55,11 +55,17 @@ struct GraphTensor {
 
 struct GraphNode {
   OpKind op = OpKind::Add;
-  OpParams params;
+  OpParams params;          // OpKind::Custom: CustomOpParams, naming the declared op
   std::vector<int> inputs;  // tensor ids
   int output = -1;          // tensor id
   std::string label;        // where it came from, e.g. "layer 3: q = linear(h, wq)"
   std::string origin;       // the statement's place, "models/llama.tsr:48:9"; "" if unknown
+
+  // The op its kernel is looked up by: `op`, or the declared op a Custom node calls
+  // (a view into params: valid while the node is).
+  OpRef op_ref() const;
+  // op_name(op), or the declared op's name: "rms_norm", "acme.fused_silu_mul".
+  std::string op_label() const { return op_ref_name(op_ref()); }
 };
 
 // Params fields filled by the executor at every step, not by the compiler:

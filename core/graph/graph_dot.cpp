@@ -50,7 +50,7 @@ std::string graph_to_dot(const Graph& graph, const std::string& title, const std
       open_layer = layer;
     }
     const GraphNode& n = nodes[i];
-    out += "  " + node_id(i) + " [shape=box, label=\"" + std::string(op_name(n.op)) + "\\n" + escaped(n.label) + "\"];\n";
+    out += "  " + node_id(i) + " [shape=box, label=\"" + n.op_label() + "\\n" + escaped(n.label) + "\"];\n";
   }
   if (open_layer >= 0) out += "  }\n";
 

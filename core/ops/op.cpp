@@ -8,7 +8,7 @@ namespace {
 constexpr std::array<std::string_view, kOpKindCount> kOpNames = {
     "get_rows", "rms_norm", "layer_norm", "matmul", "add",   "mul",       "silu",
     "gelu",     "swiglu",   "rope",       "kv_write", "attention", "scale",     "gelu_tanh",
-    "relu",     "relu_sqr", "softcap",    "slice",
+    "relu",     "relu_sqr", "softcap",    "slice",    "custom",
 };
 static_assert(kOpNames.size() == TSR_OP_COUNT, "every op needs a name");
 
@@ -29,11 +29,21 @@ bool op_from_name(std::string_view name, OpKind* out) {
   return false;
 }
 
-const void* op_params_ptr(const OpParams& p) {
+std::string op_ref_name(const OpRef& op) {
+  return op.op == OpKind::Custom ? std::string(op.custom) : std::string(op_name(op.op));
+}
+
+const void* op_params_ptr(const OpParams& p, tsr_custom_params* custom) {
   return std::visit(
-      [](const auto& v) -> const void* {
-        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) {
+      [custom](const auto& v) -> const void* {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
           return nullptr;
+        } else if constexpr (std::is_same_v<T, CustomOpParams>) {
+          custom->op_name = v.name.c_str();
+          custom->n_attrs = static_cast<int32_t>(v.attrs.size());
+          custom->attrs = v.attrs.data();
+          return custom;
         } else {
           return &v;
         }

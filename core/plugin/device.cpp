@@ -11,7 +11,7 @@ namespace tessera {
 namespace {
 
 std::string kernel_label(const tsr_kernel_desc& k) {
-  const std::string op(op_name(static_cast<OpKind>(k.op)));
+  const std::string op = k.op == TSR_OP_CUSTOM ? std::string(k.op_name) : std::string(op_name(static_cast<OpKind>(k.op)));
   const std::string dtype(dtype_name(static_cast<DType>(k.dtype)));
   const std::string name = k.name ? k.name : op + "_" + dtype;
   return "kernel '" + name + "' (" + op + " " + dtype + ")";

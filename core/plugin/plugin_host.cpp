@@ -113,6 +113,15 @@ void PluginHost::load_file(const std::filesystem::path& file) {
   plugins_.push_back(std::move(plugin));
 }
 
+CustomOpCatalog PluginHost::op_catalog() const {
+  CustomOpCatalog catalog;
+  for (const auto& plugin : plugins_) {
+    catalog.add_plugin(plugin->name());
+    for (const tsr_op_decl& d : plugin->op_decls()) catalog.add(CustomOpSchema::from_decl(d, plugin->name()));
+  }
+  return catalog;
+}
+
 std::shared_ptr<const PluginLibrary> PluginHost::find(std::string_view name) const {
   for (const auto& plugin : plugins_) {
     if (plugin->name() == name) return plugin;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ops/custom_op.h"
 #include "core/plugin/plugin_library.h"
 
 namespace tessera {
@@ -50,6 +51,9 @@ class PluginHost {
 
   // The plugin called `name`, or nullptr.
   std::shared_ptr<const PluginLibrary> find(std::string_view name) const;
+  // The ops the loaded plugins declare, and the plugins' names: what a model
+  // definition may call as `plugin.op(...)`.
+  CustomOpCatalog op_catalog() const;
   // Loaded plugins in load order: the first directory's first, then by file name.
   const std::vector<std::shared_ptr<const PluginLibrary>>& plugins() const { return plugins_; }
   const std::vector<PluginFailure>& failures() const { return failures_; }

@@ -108,6 +108,10 @@ std::span<const tsr_kernel_desc> PluginLibrary::kernels() const {
   return {table_->kernels, static_cast<size_t>(table_->kernel_count)};
 }
 
+std::span<const tsr_op_decl> PluginLibrary::op_decls() const {
+  return {table_->ops, static_cast<size_t>(table_->op_count)};
+}
+
 bool PluginLibrary::owns(const tsr_kernel_desc& kernel) const {
   const auto list = kernels();
   // std::less gives a total order even for pointers into different arrays.

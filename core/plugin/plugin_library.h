@@ -56,6 +56,8 @@ class PluginLibrary {
   tsr_device_info device_info(int32_t index) const;
 
   std::span<const tsr_kernel_desc> kernels() const;
+  // The ops the plugin declares (validated at load: op_decl_check.h).
+  std::span<const tsr_op_decl> op_decls() const;
   // True if `kernel` is an entry of this plugin's kernel list.
   bool owns(const tsr_kernel_desc& kernel) const;
 

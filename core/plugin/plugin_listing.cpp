@@ -1,9 +1,12 @@
 #include "core/plugin/plugin_listing.h"
 
+#include <algorithm>
 #include <array>
 #include <exception>
 #include <sstream>
+#include <vector>
 
+#include "core/ops/custom_op.h"
 #include "core/ops/op.h"
 #include "core/plugin/abi_text.h"
 #include "core/tensor/dtype.h"
@@ -41,21 +44,46 @@ void describe_devices(const PluginLibrary& plugin, std::ostream& out) {
   }
 }
 
-// One line per op that has kernels, in op order: "add: f32 i32".
+// One line per op that has kernels: the built-in ones in op order, then the declared
+// ones in kernel order: "add: f32 i32", "acme.fused_silu_mul: f32".
 void describe_kernels(const PluginLibrary& plugin, std::ostream& out) {
   if (plugin.kernels().empty()) {
     out << "  kernels: none\n";
     return;
   }
   std::array<std::array<bool, kDTypeCount>, kOpKindCount> has{};
-  for (const tsr_kernel_desc& k : plugin.kernels()) has[k.op][k.dtype] = true;
-  out << "  kernels:\n";
-  for (int op = 0; op < kOpKindCount; ++op) {
+  std::vector<std::pair<std::string, std::array<bool, kDTypeCount>>> declared;
+  for (const tsr_kernel_desc& k : plugin.kernels()) {
+    if (k.op != TSR_OP_CUSTOM) {
+      has[k.op][k.dtype] = true;
+      continue;
+    }
+    auto it = std::find_if(declared.begin(), declared.end(), [&](const auto& d) { return d.first == k.op_name; });
+    if (it == declared.end()) it = declared.insert(declared.end(), {k.op_name, {}});
+    it->second[k.dtype] = true;
+  }
+  const auto dtypes_of = [](const std::array<bool, kDTypeCount>& row) {
     std::string dtypes;
     for (int dtype = 0; dtype < kDTypeCount; ++dtype) {
-      if (has[op][dtype]) dtypes += " " + std::string(dtype_name(static_cast<DType>(dtype)));
+      if (row[dtype]) dtypes += " " + std::string(dtype_name(static_cast<DType>(dtype)));
     }
+    return dtypes;
+  };
+  out << "  kernels:\n";
+  for (int op = 0; op < kOpKindCount; ++op) {
+    const std::string dtypes = dtypes_of(has[op]);
     if (!dtypes.empty()) out << "    " << op_name(static_cast<OpKind>(op)) << ":" << dtypes << "\n";
+  }
+  for (const auto& [name, row] : declared) out << "    " << name << ":" << dtypes_of(row) << "\n";
+}
+
+// The ops the plugin adds to the language, with their signatures and help.
+void describe_declared_ops(const PluginLibrary& plugin, std::ostream& out) {
+  if (plugin.op_decls().empty()) return;
+  out << "  declares:\n";
+  for (const tsr_op_decl& d : plugin.op_decls()) {
+    const CustomOpSchema s = CustomOpSchema::from_decl(d, plugin.name());
+    out << "    " << s.signature() << (s.help.empty() ? "" : ": " + s.help) << "\n";
   }
 }
 
@@ -78,6 +106,7 @@ void describe_plugin(const PluginHost& host, const PluginLibrary& plugin, std::o
   } else {
     describe_devices(plugin, out);
   }
+  describe_declared_ops(plugin, out);
   describe_kernels(plugin, out);
 }
 

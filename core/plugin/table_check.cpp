@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/plugin/op_decl_check.h"
 #include "core/util/error.h"
 
 namespace tessera {
@@ -68,6 +69,14 @@ void check_kernel(const tsr_kernel_desc& k, int32_t index, const std::string& fi
     throw Error(which + ": dtype " + std::to_string(dtype) + " is not a known dtype");
   }
   if (k.run == nullptr) throw Error(which + ": run is null");
+  if (op == TSR_OP_CUSTOM) {
+    const char* dot = k.op_name ? std::strchr(k.op_name, '.') : nullptr;
+    if (dot == nullptr || dot == k.op_name || !is_lower_identifier(dot + 1)) {
+      throw Error(which + ": a custom-op kernel needs op_name '<plugin>.<op>' naming a declared op");
+    }
+  } else if (k.op_name != nullptr) {
+    throw Error(which + ": op_name '" + std::string(k.op_name) + "' is set but op is not TSR_OP_CUSTOM");
+  }
 }
 
 void check_kernel_list(const tsr_plugin& t, const std::string& file) {
@@ -104,6 +113,7 @@ void check_plugin_table(const tsr_plugin* table, const std::string& file) {
     check_extension_slots(*table, file);
   }
   check_kernel_list(*table, file);
+  check_op_decls(*table, file);
 }
 
 }  // namespace tessera

@@ -15,7 +15,8 @@ namespace tessera {
 // required slots (for a kernel plugin, one with `extends` set: only name and last_error,
 // and a non-empty `extends` other than its own name); a non-empty name; kernel_count
 // >= 0 with a non-null list when positive; each kernel with a known op and dtype and a
-// non-null run.
+// non-null run (and op_name set exactly for TSR_OP_CUSTOM); the declared ops
+// (op_decl_check.h).
 void check_plugin_table(const tsr_plugin* table, const std::string& file);
 
 }  // namespace tessera

@@ -55,11 +55,11 @@ TEST(Summary, CountsNodesInAllAndPerLayer) {
   const FakeWeightFile file = stories260k_fake();
   const dsl::ModelSummary s = dsl::summarize(compile_llama(file));
   EXPECT_EQ(s.n_nodes, 89);
-  EXPECT_EQ(s.op_counts.at(OpKind::MatMul), 36);
+  EXPECT_EQ(s.op_counts.at({OpKind::MatMul, ""}), 36);
   EXPECT_EQ(s.first_layer, 0);
-  const std::map<OpKind, int> per_layer = {{OpKind::RmsNorm, 2}, {OpKind::MatMul, 7},   {OpKind::Add, 2},
-                                           {OpKind::SwiGlu, 1},  {OpKind::Rope, 2},     {OpKind::KvWrite, 2},
-                                           {OpKind::Attention, 1}};
+  const std::map<dsl::OpCountKey, int> per_layer = {
+      {{OpKind::RmsNorm, ""}, 2}, {{OpKind::MatMul, ""}, 7},  {{OpKind::Add, ""}, 2},      {{OpKind::SwiGlu, ""}, 1},
+      {{OpKind::Rope, ""}, 2},    {{OpKind::KvWrite, ""}, 2}, {{OpKind::Attention, ""}, 1}};
   EXPECT_EQ(s.ops_per_layer, per_layer);
 }
 

@@ -18,7 +18,7 @@ namespace {
 std::string op_list(const std::vector<PlacementSummary::OpCount>& ops) {
   std::string out;
   for (const PlacementSummary::OpCount& m : ops) {
-    out += "\n    " + std::string(op_name(m.op)) + " " + std::string(dtype_name(m.dtype)) + ": " +
+    out += "\n    " + m.op + " " + std::string(dtype_name(m.dtype)) + ": " +
            std::to_string(m.nodes) + " node(s)" + (m.follows_cache ? " (beside their KV cache)" : "");
   }
   return out;
@@ -66,7 +66,8 @@ int run_check(const Args& args) {
       .integer("--batch", "N", "sequences the KV bytes are stated for", &batch, 1, int64_t{1} << 20)
       .text("--dot", "FILE", "also write the graph for Graphviz (dot -Tsvg FILE)", &dot_path)
       .text("-b, --backend", "NAME[:N]", "print where each op runs on this backend (needs -m)", &rto.backend)
-      .text("--plugin-dir", "DIR", "extra directory searched first for backend plugins", &rto.plugin_dir)
+      .text("--plugin-dir", "DIR", "extra directory searched first for plugins (backends, and those "
+            "declaring the ops a definition calls)", &rto.plugin_dir)
       .text("--fallback", "NAME[:N]", "backend for the ops the chosen one has no kernel for", &rto.fallback)
       .flag("--no-fallback", "refuse ops the backend has no kernel for", &rto.no_fallback);
   rto.backend.clear();
@@ -94,6 +95,10 @@ int run_check(const Args& args) {
   if (!rto.model.empty()) file = open_weight_file(rto.model, rto.tokenizer);
   const auto def = dsl::parse_model_file(positional[0]);
   dsl::CompileOptions options;
+  // Calls to plugins' ops are checked against the declarations of the plugins found.
+  CustomOpCatalog plugin_ops;
+  if (def->calls_plugin_ops()) plugin_ops = PluginHost(PluginHost::default_search_dirs(rto.plugin_dir)).op_catalog();
+  options.plugin_ops = &plugin_ops;
   options.weights = file.get();
   options.overrides = parse_overrides(rto.sets);
   options.kv_dtype = kv;

@@ -87,7 +87,7 @@ void check_kv_rows(const Model& model, const RuntimeOptions& o) {
 
 // TESSERA_HIDE_KERNELS=backend:op:dtype[,...]: a test switch that makes a backend
 // lack kernels it has (to exercise the fallback and the refusals without a backend
-// that really lacks them).
+// that really lacks them). `op` is a built-in op's name or a declared one's (acme.x).
 void hide_kernels(const std::string& backend, KernelRegistry& registry) {
   const char* env = std::getenv("TESSERA_HIDE_KERNELS");
   if (!env || !*env) return;
@@ -98,14 +98,16 @@ void hide_kernels(const std::string& backend, KernelRegistry& registry) {
     const std::string entry = list.substr(start, comma - start);
     const size_t a = entry.find(':');
     const size_t b = a == std::string::npos ? a : entry.find(':', a + 1);
-    OpKind op;
+    OpKind op = OpKind::Custom;
     DType dtype;
-    if (b == std::string::npos || !op_from_name(entry.substr(a + 1, b - a - 1), &op) ||
+    const std::string name = b == std::string::npos ? "" : entry.substr(a + 1, b - a - 1);
+    const bool declared = name.find('.') != std::string::npos;
+    if (b == std::string::npos || (!declared && !op_from_name(name, &op)) ||
         !dtype_from_name(entry.substr(b + 1), &dtype)) {
       throw Error("TESSERA_HIDE_KERNELS: expected BACKEND:OP:DTYPE entries (e.g. vulkan:rms_norm:f32), got '" +
                   entry + "'");
     }
-    if (entry.substr(0, a) == backend) registry.hide(op, dtype);
+    if (entry.substr(0, a) == backend) registry.hide(declared ? OpRef(OpKind::Custom, name) : OpRef(op), dtype);
     start = comma + 1;
   }
 }
@@ -122,7 +124,7 @@ void attach_fallback(Backend& backend, const PluginHost& host, const Graph& grap
   if (o.no_fallback || backend.fallback) return;
   bool lacking = false;
   for (const GraphNode& n : graph.nodes()) {
-    lacking = lacking || !backend.registry->find(n.op, key_dtype(graph, n), backend.device->plugin());
+    lacking = lacking || !backend.registry->find(n.op_ref(), key_dtype(graph, n), backend.device->plugin());
   }
   if (!lacking) return;
   const std::string name = o.fallback.substr(0, o.fallback.find(':'));
@@ -141,7 +143,7 @@ void log_placement(const GraphExecutor& executor) {
   std::string lacking, follows;
   for (const PlacementSummary::OpCount& m : p.ops[1]) {
     std::string& list = m.follows_cache ? follows : lacking;
-    list += (list.empty() ? "" : ", ") + std::string(op_name(m.op)) + " " + std::string(dtype_name(m.dtype)) + " (" +
+    list += (list.empty() ? "" : ", ") + m.op + " " + std::string(dtype_name(m.dtype)) + " (" +
             std::to_string(m.nodes) + ")";
   }
   const std::string ops = lacking + (follows.empty() ? "" : "; beside their KV cache: " + follows);
@@ -167,6 +169,8 @@ Runtime load_runtime(const RuntimeOptions& o) {
   spec.model_dirs = model_dirs();
   spec.overrides = parse_overrides(o.sets);
   spec.kv_dtype = kv_dtype;
+  const CustomOpCatalog plugin_ops = rt.host->op_catalog();
+  spec.plugin_ops = &plugin_ops;
   rt.model = dsl::load_model(spec);
   check_kv_rows(*rt.model, o);
   attach_fallback(rt.backend, *rt.host, rt.model->compiled().graph, o);

@@ -36,8 +36,9 @@
 extern "C" {
 #endif
 
-/* Bumped on any incompatible change of the structs or enums below. */
-#define TSR_ABI_VERSION 3u
+/* Bumped on any incompatible change of the structs or enums below. Version 4 added
+   ops declared by plugins (tsr_op_decl, TSR_OP_CUSTOM, tsr_kernel_desc.op_name). */
+#define TSR_ABI_VERSION 4u
 
 /* Name of the symbol every plugin exports. */
 #define TSR_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
@@ -161,6 +162,9 @@ typedef enum tsr_op {
      out[n, g * count + j] = x[n, start + g * stride + j]: a column range (groups = 1),
      or one part of a fused per-head projection (groups = heads). */
   TSR_OP_SLICE = 17,
+  /* An op a plugin declares (tsr_op_decl): the kernel's op_name says which. Inputs and
+     output as its declaration says (the output is F32); params tsr_custom_params. */
+  TSR_OP_CUSTOM = 18,
   TSR_OP_COUNT
 } tsr_op;
 
@@ -236,6 +240,75 @@ typedef struct tsr_scale_params {
   float scale;
 } tsr_scale_params;
 
+/* ---- ops declared by plugins ---------------------------------------------
+ * A plugin may add ops to the language: it declares each one (name, inputs with shape
+ * rules, typed attributes, the output's shape) in tsr_plugin.ops, and any plugin may
+ * then register kernels for it (tsr_kernel_desc with op TSR_OP_CUSTOM and op_name).
+ * A model definition calls it by its name, `acme.fused_silu_mul(a, b, alpha: 0.5)`;
+ * the host checks each call against the declaration before anything runs, so a kernel
+ * sees only calls its declaration allows (the kit's check_custom_call checks again).
+ * Activations are F32, so every input but the key input is F32, and the output is F32. */
+typedef enum tsr_attr_type {
+  TSR_ATTR_INT = 0,   /* a whole number, in tsr_attr_value.i */
+  TSR_ATTR_FLOAT = 1  /* a real number, in tsr_attr_value.f */
+} tsr_attr_type;
+
+typedef union tsr_attr_value {
+  int64_t i;
+  double f;
+} tsr_attr_value;
+
+typedef struct tsr_attr_decl {
+  const char* name;      /* [a-z_][a-z0-9_]*, unique in the op */
+  tsr_attr_type type;
+  int32_t required;      /* nonzero: every call gives it; zero: default_value when left out */
+  tsr_attr_value default_value;
+  const char* help;      /* one line for diagnostics and `tessera backends`; may be NULL */
+} tsr_attr_decl;
+
+/* The shape an input must have, relative to an earlier input `ref`. Tensors of a
+   definition are vectors [C] or matrices [R, C]; R may be the step's token count. */
+typedef enum tsr_shape_rule {
+  TSR_SHAPE_ANY = 0,     /* any shape */
+  TSR_SHAPE_MATRIX = 1,  /* a matrix [R, C] */
+  TSR_SHAPE_SAME_AS = 2, /* the shape of input ref */
+  TSR_SHAPE_ROW_OF = 3   /* a vector [C], C the last dimension of input ref (a gain, a bias) */
+} tsr_shape_rule;
+
+typedef struct tsr_input_decl {
+  const char* name;      /* for diagnostics: "gate" */
+  tsr_shape_rule rule;
+  int32_t ref;           /* SAME_AS, ROW_OF: an earlier input's index; else ignored */
+  int32_t optional;      /* nonzero: may be left out (only trailing inputs may be) */
+} tsr_input_decl;
+
+typedef struct tsr_op_decl {
+  /* "<plugin>.<op>": the declaring plugin's own name, a dot, then [a-z_][a-z0-9_]*.
+     Unique among the loaded plugins. */
+  const char* name;
+  const char* help;      /* one line: what the op computes; may be NULL */
+  int32_t n_inputs;      /* 1..8 */
+  const tsr_input_decl* inputs;
+  int32_t n_attrs;       /* 0..16 */
+  const tsr_attr_decl* attrs;
+  /* The output has the shape of input output_like (a required one); when
+     output_columns names a TSR_ATTR_INT attribute, its last dimension is that
+     attribute's value instead (which must be > 0). */
+  int32_t output_like;
+  const char* output_columns; /* NULL: the last dimension of output_like */
+  /* Kernels for the op are registered under the dtype of this (required) input: a
+     weight may be quantised; every other input is F32. */
+  int32_t key_input;
+} tsr_op_decl;
+
+/* The params of a TSR_OP_CUSTOM call: which op, and every attribute of its
+   declaration in declaration order, defaults filled in. Valid during the call only. */
+typedef struct tsr_custom_params {
+  const char* op_name;
+  int32_t n_attrs;
+  const tsr_attr_value* attrs;
+} tsr_custom_params;
+
 /* ---- handles and tensors ------------------------------------------------- */
 typedef struct tsr_buffer_impl* tsr_buffer; /* opaque, defined by the plugin */
 
@@ -272,6 +345,10 @@ typedef struct tsr_kernel_desc {
   int32_t priority;  /* the host picks the highest; built-in kernels use 0 */
   const char* name;  /* for logs and `tessera backends` */
   tsr_kernel_fn run;
+  /* op TSR_OP_CUSTOM: the declared op this kernel runs ("acme.fused_silu_mul"), declared
+     by this plugin or another; a kernel for an op no loaded plugin declares is never
+     chosen. NULL for every other op. */
+  const char* op_name;
 } tsr_kernel_desc;
 
 /* ---- devices ------------------------------------------------------------- */
@@ -344,6 +421,12 @@ typedef struct tsr_plugin {
         slot may be NULL and is never called; device_count is treated as 0.
       - It cannot be opened as a backend, and a plugin cannot extend a kernel plugin. */
   const char* extends;
+
+  /* Ops this plugin adds to the language (see tsr_op_decl); op_count 0 and ops NULL
+     for none. A backend or a kernel plugin may declare ops; their kernels are listed
+     in `kernels` like any other (op TSR_OP_CUSTOM, op_name set). */
+  int32_t op_count;
+  const tsr_op_decl* ops;
 } tsr_plugin;
 
 /* The entry point: returns a table with static storage duration, never NULL. */

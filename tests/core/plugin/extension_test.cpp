@@ -190,7 +190,7 @@ TEST(KernelPlugin, ListingSaysWhichBackendItExtends) {
   host.load_file(fake_plugin("good"));
   host.load_file(kernel_plugin("extension"));
   const std::string text = describe_plugins(host);
-  EXPECT_NE(text.find("plugin fake_ext 0.0.1 (ABI 3)\n"
+  EXPECT_NE(text.find("plugin fake_ext 0.0.1 (ABI 4)\n"
                       "  file: " + kernel_plugin("extension") + "\n"
                       "  extends fake: its kernels run on fake devices\n"
                       "  kernels:\n"

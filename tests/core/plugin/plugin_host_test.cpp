@@ -37,14 +37,14 @@ TEST(PluginHost, RecordsEachRefusedFileWithItsReason) {
   EXPECT_THAT(
       messages_of(host),
       ElementsAre(
-          fake_plugin("abi7") + ": plugin ABI version 7 is not supported by this host (expects 3)",
+          fake_plugin("abi7") + ": plugin ABI version 7 is not supported by this host (expects 4)",
           fake_plugin("bad_kernel") + ": kernel 1 ('bogus'): op 99 is not a known op",
           fake_plugin("missing_slot") + ": required slot 'buffer_read' is null",
           fake_plugin("no_entry") +
               ": no entry point 'tessera_plugin_entry' (not a Tessera plugin?)",
           fake_plugin("short_table") + ": plugin table is " +
               std::to_string(offsetof(tsr_plugin, kernel_count)) + " bytes, smaller than the " +
-              std::to_string(sizeof(tsr_plugin)) + " bytes of ABI version 3",
+              std::to_string(sizeof(tsr_plugin)) + " bytes of ABI version 4",
           fake_plugin("throwing") + ": entry point 'tessera_plugin_entry' threw an exception",
           fake_plugin("twin_b") + ": plugin 'twin' already loaded from " + fake_plugin("twin_a")));
   EXPECT_EQ(host.failures().front().path, fake_plugin("abi7"));

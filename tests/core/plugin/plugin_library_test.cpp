@@ -32,7 +32,7 @@ TEST(PluginLibrary, LoadsAnEntryPointExportedWithBoostDllAlias) {
 TEST(PluginLibrary, RefusesAnotherAbiVersion) {
   const std::string path = fake_plugin("abi7");
   EXPECT_EQ(error_message([&] { PluginLibrary::load(path); }),
-            path + ": plugin ABI version 7 is not supported by this host (expects 3)");
+            path + ": plugin ABI version 7 is not supported by this host (expects 4)");
 }
 
 TEST(PluginLibrary, RefusesATableSmallerThanTheHostKnows) {
@@ -40,7 +40,7 @@ TEST(PluginLibrary, RefusesATableSmallerThanTheHostKnows) {
   EXPECT_EQ(error_message([&] { PluginLibrary::load(path); }),
             path + ": plugin table is " + std::to_string(offsetof(tsr_plugin, kernel_count)) +
                 " bytes, smaller than the " + std::to_string(sizeof(tsr_plugin)) +
-                " bytes of ABI version 3");
+                " bytes of ABI version 4");
 }
 
 TEST(PluginLibrary, RefusesALibraryWithoutEntryPoint) {

@@ -20,21 +20,21 @@ TEST(PluginListing, DescribesPluginsDevicesKernelsAndRefusals) {
             "plugin search path:\n"
             "  " + missing + " (not found)\n"
             "\n"
-            "plugin fake 1.2.3 (ABI 3)\n"
+            "plugin fake 1.2.3 (ABI 4)\n"
             "  file: " + fake_plugin("good") + "\n"
             "  device fake:0: Fake Device (host memory for tests), memory 1.0 MiB\n"
             "  kernels:\n"
             "    add: f32 i32\n"
             "    scale: f32\n"
             "\n"
-            "plugin absent 1.2.3 (ABI 3)\n"
+            "plugin absent 1.2.3 (ABI 4)\n"
             "  file: " + fake_plugin("absent") + "\n"
             "  devices: none (no fake hardware present)\n"
             "  kernels: none\n"
             "\n"
             "refused:\n"
             "  " + fake_plugin("abi7") +
-                ": plugin ABI version 7 is not supported by this host (expects 3)\n");
+                ": plugin ABI version 7 is not supported by this host (expects 4)\n");
 }
 
 TEST(PluginListing, SaysSoWhenNothingWasSearchedOrLoaded) {

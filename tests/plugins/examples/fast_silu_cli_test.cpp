@@ -36,7 +36,7 @@ TEST(FastSiluCli, GenerateGivesTheGoldenTextWithItsKernels) {
 TEST(FastSiluCli, BackendsListsItAsExtendingCpu) {
   const auto r = run_command(tessera("backends --plugin-dir " + example_dir()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("plugin fast_silu 0.1.0 (ABI 3)\n"
+  EXPECT_NE(r.out.find("plugin fast_silu 0.1.0 (ABI 4)\n"
                        "  file: " + std::string(TESSERA_EXAMPLE_PLUGIN_DIR) + "/libfast_silu.so\n"
                        "  extends cpu: its kernels run on cpu devices\n"
                        "  kernels:\n"

@@ -1,7 +1,9 @@
 // A deliberately wrong kernel plugin for the verify-mode tests: it extends the "cpu"
 // backend with a SWIGLU f32 kernel at a higher priority than the built-in one that
 // returns silu(gate) * up, 1% too large. `tessera generate --verify cpu` must stop at
-// the first swiglu node.
+// the first swiglu node. It also brings a kernel for an op another plugin declares
+// (examples/acme_ops' acme.fused_silu_mul, alpha ignored), 1% too large as well and
+// above the declaring plugin's own: verify mode checks it against that one.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -33,14 +35,16 @@ void swiglu_f32(const tsr_op_call& call) {
   for (int64_t i = 0; i < gate.elements(); ++i) o[i] = 1.01f * g[i] / (1.0f + std::exp(-g[i])) * u[i];
 }
 
+template <tsr_op Op>
 tsr_status entry(void*, const tsr_op_call* call) {
   return kit::run_guarded(
-      call, TSR_OP_SWIGLU, "wrong_swiglu", [](std::string message) noexcept { g_last_error.set(message); },
+      call, Op, "wrong_swiglu", [](std::string message) noexcept { g_last_error.set(message); },
       [](const tsr_op_call& checked) { swiglu_f32(checked); });
 }
 
 const tsr_kernel_desc kKernels[] = {
-    {TSR_OP_SWIGLU, TSR_DTYPE_F32, 20, "wrong_swiglu.swiglu.f32", entry},
+    {TSR_OP_SWIGLU, TSR_DTYPE_F32, 20, "wrong_swiglu.swiglu.f32", entry<TSR_OP_SWIGLU>, nullptr},
+    {TSR_OP_CUSTOM, TSR_DTYPE_F32, 20, "wrong_swiglu.fused_silu_mul.f32", entry<TSR_OP_CUSTOM>, "acme.fused_silu_mul"},
 };
 
 const char* last_error(void*) { return g_last_error.get(); }
@@ -52,7 +56,7 @@ tsr_plugin make_plugin() {
   p.name = "wrong_swiglu";
   p.version = "0.1.0";
   p.last_error = last_error;
-  p.kernel_count = 1;
+  p.kernel_count = 2;
   p.kernels = kKernels;
   p.extends = "cpu";
   return p;

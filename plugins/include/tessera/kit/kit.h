@@ -7,6 +7,7 @@
 
 #include <tessera/kit/block_check.h>
 #include <tessera/kit/call_args.h>
+#include <tessera/kit/custom_call.h>
 #include <tessera/kit/dequantize.h>
 #include <tessera/kit/dtype_traits.h>
 #include <tessera/kit/guard.h>
