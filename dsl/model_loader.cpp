@@ -45,15 +45,16 @@ std::string find_by_alias(const fs::path& dir, const std::string& arch) {
 }
 
 // The tokenizer the weights carry; null (with `problem` saying why, when known) for a
-// Hugging Face folder without a tokenizer.json Tessera reads, or a GGUF converted from
-// one without a tokenizer: those run from token ids only.
+// Hugging Face folder without a tokenizer.json Tessera reads (byte-level or
+// SentencePiece-style BPE), or a GGUF converted from one without a tokenizer: those run
+// from token ids only.
 std::unique_ptr<Tokenizer> tokenizer_of(const WeightFile& weights, std::string* problem) {
   const bool from_hf = weights.format() == "hf" || weights.find_meta(std::string(kHfLayoutKey));
   if (!from_hf || weights.find_meta("tokenizer.ggml.tokens")) return make_tokenizer(weights);
   const fs::path json = fs::path(weights.path()) / "tokenizer.json";
   if (weights.format() != "hf" || !fs::is_regular_file(json)) return nullptr;
   try {
-    return std::make_unique<BpeTokenizer>(bpe_vocab_from_tokenizer_json(json.string()));
+    return tokenizer_from_tokenizer_json(json.string());
   } catch (const Error& e) {
     *problem = e.what();  // text needs the tokenizer, and says why not
     return nullptr;

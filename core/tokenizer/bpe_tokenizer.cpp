@@ -52,6 +52,12 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool add_bos) c
 void BpeTokenizer::encode_text(std::string_view text, std::vector<int32_t>& out) const {
   for (std::string_view word : pre_tokenize(pre_, text)) {
     const std::string mapped = bytes_to_bpe_chars(word);
+    if (vocab_.ignore_merges) {
+      if (const int32_t id = index_.find(mapped); id >= 0) {
+        out.push_back(id);
+        continue;
+      }
+    }
     for (std::string_view piece : bpe_merge(mapped, ranks_)) {
       const int32_t id = index_.find(piece);
       if (id >= 0) {

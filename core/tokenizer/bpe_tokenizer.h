@@ -22,9 +22,10 @@ class BpeTokenizer : public Tokenizer {
   static BpeTokenizer from_weight_file(const WeightFile& file);
 
   // As llama.cpp with parse_special = false: user-defined tokens found verbatim in the
-  // text become their ids (longest first); the rest is pre-tokenized and merged.
-  // Control-token texts stay text. A merged piece missing from the vocabulary becomes
-  // the unknown token, or throws tessera::Error when there is none.
+  // text become their ids (longest first); the rest is pre-tokenized and merged (with
+  // ignore_merges, a word that is a token is taken whole). Control-token texts stay
+  // text. A merged piece missing from the vocabulary becomes the unknown token, or
+  // throws tessera::Error when there is none.
   std::vector<int32_t> encode(std::string_view text, bool add_bos) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;
   // Normal tokens: their characters mapped back to bytes; user-defined tokens: their

@@ -3,6 +3,7 @@
 #include "core/tokenizer/bpe_vocab.h"
 
 #include "core/tokenizer/meta_reader.h"
+#include "core/tokenizer/pre_tokenizer.h"
 
 namespace tessera {
 namespace {
@@ -35,11 +36,18 @@ BpeVocab bpe_vocab_from_metadata(const WeightFile& file) {
   const int32_t n = v.size();
   v.merges = read_merges(meta);
   v.pre = meta.string_or("tokenizer.ggml.pre", "");
+  PreTokenizerSpec pre;
+  try {
+    pre = pre_tokenizer_spec(v.pre);
+  } catch (const Error& e) {
+    throw Error(file.path() + ": " + e.what());
+  }
+  v.ignore_merges = pre.ignore_merges;
   v.bos_id = meta.token_id_or_none("tokenizer.ggml.bos_token_id", n);
   v.eos_id = meta.token_id_or_none("tokenizer.ggml.eos_token_id", n);
   v.eot_id = meta.token_id_or_none("tokenizer.ggml.eot_token_id", n);
   v.unk_id = meta.token_id_or_none("tokenizer.ggml.unknown_token_id", n);
-  v.add_bos = meta.bool_or("tokenizer.ggml.add_bos_token", false);
+  v.add_bos = meta.bool_or("tokenizer.ggml.add_bos_token", pre.add_bos);
   v.types = read_token_types(meta, v.texts.size());
   if (v.types.empty()) {
     v.types.assign(v.texts.size(), TokenType::Normal);

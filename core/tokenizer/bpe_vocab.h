@@ -22,13 +22,16 @@ struct BpeVocab {
   int32_t eot_id = -1;              // end of turn, also ends generation
   int32_t unk_id = -1;
   bool add_bos = false;             // BPE default when the key is absent: GPT-2 uses no BOS
+  bool ignore_merges = false;       // a word that is itself a token is not merged (Llama 3)
 
   int32_t size() const { return static_cast<int32_t>(texts.size()); }
 };
 
 // Reads the `tokenizer.ggml.*` keys of a "gpt2" file: tokens and merges (required),
 // token_type (absent: Normal, BOS/EOS Control), pre, bos/eos/eot/unknown_token_id and
-// add_bos_token. Throws tessera::Error naming the file and the offending key.
+// add_bos_token. The pre value also sets ignore_merges and the add_bos default, as in
+// llama.cpp (see PreTokenizerSpec). Throws tessera::Error naming the file and the
+// offending key or pre-tokenizer.
 BpeVocab bpe_vocab_from_metadata(const WeightFile& file);
 
 // Checks a vocabulary built by hand or from tokenizer.json: equal lengths, special ids in

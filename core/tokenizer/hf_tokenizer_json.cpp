@@ -1,101 +1,112 @@
-// tokenizer.json to BpeVocab: vocabulary, merges, added tokens, and the pre-tokenizer
-// recognised by its structure (only the byte-level shapes Tessera implements).
+// tokenizer.json to BpeVocab (byte-level BPE, the pre-tokenizer recognised by its
+// structure), and the choice between the byte-level and the SentencePiece-style reader.
 #include "core/tokenizer/hf_tokenizer_json.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
+#include "core/tokenizer/bpe_tokenizer.h"
+#include "core/tokenizer/hf_json_tables.h"
+#include "core/tokenizer/spm_tokenizer.h"
 #include "core/util/error.h"
-#include "core/weights/json_text.h"
 
 namespace tessera {
 namespace {
 
-using nlohmann::json;
+using hf_json::brief;
+using hf_json::is_type;
+using hf_json::json;
 
-json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_json_text(text.str(), path, "");
+// The regexes of Llama 3's and Qwen2's tokenizer.json, byte for byte.
+constexpr const char* kLlama3Regex =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+constexpr const char* kQwen2Regex =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+// A ByteLevel step that adds no space in front; with its own GPT-2 regex or without.
+bool is_plain_byte_level(const json& step, bool with_regex) {
+  return is_type(step, "ByteLevel") && !step.value("add_prefix_space", false) &&
+         step.value("use_regex", true) == with_regex;
 }
 
-bool is_type(const json& node, const char* type) {
-  return node.is_object() && node.value("type", "") == type;
+// The regex of a Split step that isolates its matches, or "" for another step.
+std::string isolating_split_regex(const json& step) {
+  if (!is_type(step, "Split") || step.value("behavior", "") != "Isolated" || step.value("invert", false))
+    return "";
+  const json& pattern = step.value("pattern", json::object());
+  return pattern.is_object() && pattern.contains("Regex") && pattern["Regex"].is_string()
+             ? pattern["Regex"].get<std::string>()
+             : "";
 }
 
 // The tokenizer.ggml.pre name whose rules the pre_tokenizer node describes.
 std::string pre_name(const json& pre, const std::string& path) {
-  if (is_type(pre, "ByteLevel")) return "gpt-2";
-  if (is_type(pre, "Sequence") && pre.contains("pretokenizers")) {
-    const json& steps = pre["pretokenizers"];
-    if (steps.size() == 2 && is_type(steps[0], "Digits") && steps[0].value("individual_digits", false) &&
-        is_type(steps[1], "ByteLevel"))
+  if (is_plain_byte_level(pre, true)) return "gpt-2";
+  if (is_type(pre, "Sequence") && pre.contains("pretokenizers") && pre["pretokenizers"].size() == 2) {
+    const json& first = pre["pretokenizers"][0];
+    const json& second = pre["pretokenizers"][1];
+    if (is_type(first, "Digits") && first.value("individual_digits", false) &&
+        is_plain_byte_level(second, true))
       return "starcoder";
+    const std::string regex = isolating_split_regex(first);
+    if (is_plain_byte_level(second, false) && regex == kLlama3Regex) return "llama-bpe";
+    if (is_plain_byte_level(second, false) && regex == kQwen2Regex) return "qwen2";
   }
-  throw Error(path + ": pre_tokenizer " + pre.dump().substr(0, 120) +
-              " is not supported (ByteLevel, or Digits(individual) then ByteLevel)");
+  throw Error(path + ": pre_tokenizer " + brief(pre) +
+              " is not supported (ByteLevel; Digits(individual) then ByteLevel; or a Split with "
+              "Llama 3's or Qwen2's regex then ByteLevel)");
 }
 
-std::string merge_text(const json& m, const std::string& path) {
-  if (m.is_string()) return m.get<std::string>();
-  if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string())
-    return m[0].get<std::string>() + " " + m[1].get<std::string>();
-  throw Error(path + ": model.merges holds " + json_kind(m) + ", expected \"a b\" or [a, b]");
+bool ends_in_byte_level(const json& pre) {
+  if (is_type(pre, "ByteLevel")) return true;
+  if (!is_type(pre, "Sequence") || !pre.contains("pretokenizers")) return false;
+  const json& steps = pre["pretokenizers"];
+  return steps.is_array() && !steps.empty() && is_type(steps.back(), "ByteLevel");
 }
 
-// The id of a special token named in tokenizer_config.json ("eos_token": "x" or {content}).
-int32_t config_token_id(const json& config, const char* key, const BpeVocab& v) {
-  if (!config.contains(key)) return -1;
-  const json& t = config[key];
-  const std::string text = t.is_string() ? t.get<std::string>() : t.is_object() ? t.value("content", "") : "";
-  for (int32_t id = 0; id < v.size(); ++id)
-    if (v.texts[id] == text) return id;
-  return -1;
+BpeVocab byte_level_vocab(const json& doc, const std::string& path) {
+  const json& model = hf_json::bpe_model(doc, path);
+  const json normalizer = doc.value("normalizer", json());
+  if (!normalizer.is_null() && !is_type(normalizer, "NFC"))
+    throw Error(path + ": normalizer " + brief(normalizer) +
+                " is not supported with a byte-level pre-tokenizer (none, or NFC)");
+  BpeVocab v;
+  v.pre = pre_name(doc.value("pre_tokenizer", json()), path);
+  hf_json::TokenTable table = hf_json::read_token_table(doc, path);
+  const hf_json::SpecialTokens special = hf_json::read_special_tokens(doc, path, table);
+  v.bos_id = special.bos_id;
+  v.eos_id = special.eos_id;
+  v.add_bos = special.add_bos;
+  v.unk_id = hf_json::unk_token_id(model, table);
+  v.texts = std::move(table.texts);
+  v.types = std::move(table.types);
+  v.merges = hf_json::read_merges(model, path);
+  v.ignore_merges = model.value("ignore_merges", false);
+  validate_bpe_vocab(v, path);
+  return v;
 }
 
 }  // namespace
 
 BpeVocab bpe_vocab_from_tokenizer_json(const std::string& path) {
-  const json doc = read_json_file(path);
-  const json& model = doc.contains("model") ? doc["model"] : json();
-  if (!is_type(model, "BPE"))
-    throw Error(path + ": model.type must be \"BPE\" (byte-level BPE); other tokenizers are not supported");
-  BpeVocab v;
-  v.pre = pre_name(doc.contains("pre_tokenizer") ? doc["pre_tokenizer"] : json(), path);
+  return hf_json::with_file_context(path, [&] {
+    return byte_level_vocab(hf_json::read_json_file(path), path);
+  });
+}
 
-  std::vector<std::pair<int64_t, std::string>> entries;
-  for (const auto& [text, id] : model.at("vocab").items()) entries.emplace_back(id.get<int64_t>(), text);
-  std::vector<std::pair<int64_t, bool>> added;  // id, special
-  for (const json& t : doc.value("added_tokens", json::array())) {
-    entries.emplace_back(t.at("id").get<int64_t>(), t.at("content").get<std::string>());
-    added.emplace_back(t.at("id").get<int64_t>(), t.value("special", false));
-  }
-  int64_t n = 0;
-  for (const auto& e : entries) {
-    if (e.first < 0 || e.first > 10'000'000) throw Error(path + ": token id " + std::to_string(e.first) + " is out of range");
-    n = std::max(n, e.first + 1);
-  }
-  v.texts.assign(n, "");
-  v.types.assign(n, TokenType::Unused);  // ids nobody names stay unused
-  for (const auto& [id, text] : entries) {
-    v.texts[id] = text;
-    v.types[id] = TokenType::Normal;
-  }
-  for (const auto& [id, special] : added) v.types[id] = special ? TokenType::Control : TokenType::UserDefined;
-  for (const json& m : model.value("merges", json::array())) v.merges.push_back(merge_text(m, path));
+Vocab spm_vocab_from_tokenizer_json(const std::string& path) {
+  return hf_json::with_file_context(path, [&] {
+    return hf_json::sentencepiece_vocab(hf_json::read_json_file(path), path);
+  });
+}
 
-  const auto config_path = std::filesystem::path(path).parent_path() / "tokenizer_config.json";
-  if (std::filesystem::exists(config_path)) {
-    const json config = read_json_file(config_path.string());
-    v.bos_id = config_token_id(config, "bos_token", v);
-    v.eos_id = config_token_id(config, "eos_token", v);
-    v.add_bos = config.value("add_bos_token", false);
-  }
-  validate_bpe_vocab(v, path);
-  return v;
+std::unique_ptr<Tokenizer> tokenizer_from_tokenizer_json(const std::string& path) {
+  return hf_json::with_file_context(path, [&]() -> std::unique_ptr<Tokenizer> {
+    const json doc = hf_json::read_json_file(path);
+    hf_json::bpe_model(doc, path);  // a Unigram or WordPiece model is refused whatever the rest
+    if (ends_in_byte_level(doc.value("pre_tokenizer", json())))
+      return std::make_unique<BpeTokenizer>(byte_level_vocab(doc, path));
+    return std::make_unique<SpmTokenizer>(hf_json::sentencepiece_vocab(doc, path));
+  });
 }
 
 }  // namespace tessera

@@ -27,6 +27,8 @@ constexpr sp::Matcher kDeepseekLlm[] = {sp::line_break,        sp::deepseek_spac
                                         sp::deepseek_cjk_hangul,  sp::numbers};
 constexpr sp::Matcher kDeepseekCoder[] = {sp::line_break, sp::space_letters, sp::space_punct,
                                           sp::deepseek_cjk_hangul, sp::one_number};
+constexpr sp::Matcher kLlama3[] = {sp::llama3};
+constexpr sp::Matcher kQwen2[] = {sp::qwen2};
 constexpr sp::Matcher kDefault[] = {sp::punct_and_symbols_no_backtick, sp::gpt2, sp::numbers,
                                     sp::three_ascii_digits};
 
@@ -37,6 +39,8 @@ std::span<const sp::Matcher> recipe(PreTokenizer kind) {
     case PreTokenizer::Falcon: return kFalcon;
     case PreTokenizer::DeepseekLlm: return kDeepseekLlm;
     case PreTokenizer::DeepseekCoder: return kDeepseekCoder;
+    case PreTokenizer::Llama3: return kLlama3;
+    case PreTokenizer::Qwen2: return kQwen2;
     case PreTokenizer::Default: return kDefault;
   }
   return kDefault;
@@ -67,31 +71,55 @@ std::vector<Span> split_spans(const std::vector<Span>& spans, const sp::Codepoin
 
 }  // namespace
 
-PreTokenizer pre_tokenizer_from_name(const std::string& name) {
-  static const std::map<std::string, PreTokenizer> kByName = {
-      {"", PreTokenizer::Default},
-      {"default", PreTokenizer::Default},
-      {"gpt-2", PreTokenizer::Gpt2},
-      {"mpt", PreTokenizer::Gpt2},
-      {"olmo", PreTokenizer::Gpt2},
-      {"jais", PreTokenizer::Gpt2},
-      {"starcoder", PreTokenizer::DigitsApart},
-      {"refact", PreTokenizer::DigitsApart},
-      {"command-r", PreTokenizer::DigitsApart},
-      {"smollm", PreTokenizer::DigitsApart},
-      {"codeshell", PreTokenizer::DigitsApart},
-      {"exaone", PreTokenizer::DigitsApart},
-      {"falcon", PreTokenizer::Falcon},
-      {"deepseek-llm", PreTokenizer::DeepseekLlm},
-      {"deepseek-coder", PreTokenizer::DeepseekCoder},
+PreTokenizerSpec pre_tokenizer_spec(const std::string& name) {
+  using P = PreTokenizer;
+  // As llama.cpp's llama_vocab::load maps the names (vendored in llama-cpp-python 0.3.36).
+  constexpr PreTokenizerSpec kLlama3Family{P::Llama3, /*ignore_merges=*/true, /*add_bos=*/true};
+  static const std::map<std::string, PreTokenizerSpec> kByName = {
+      {"", {P::Default}},
+      {"default", {P::Default}},
+      {"gpt-2", {P::Gpt2}},
+      {"mpt", {P::Gpt2}},
+      {"olmo", {P::Gpt2}},
+      {"jais", {P::Gpt2}},
+      {"starcoder", {P::DigitsApart}},
+      {"refact", {P::DigitsApart}},
+      {"command-r", {P::DigitsApart}},
+      {"smollm", {P::DigitsApart}},
+      {"codeshell", {P::DigitsApart}},
+      {"exaone", {P::DigitsApart}},
+      {"falcon", {P::Falcon}},
+      {"deepseek-llm", {P::DeepseekLlm}},
+      {"deepseek-coder", {P::DeepseekCoder}},
+      {"llama-bpe", kLlama3Family},
+      {"llama3", kLlama3Family},
+      {"llama-v3", kLlama3Family},
+      {"falcon3", kLlama3Family},
+      {"falcon-h1", kLlama3Family},
+      {"pixtral", kLlama3Family},
+      {"midm-2.0", kLlama3Family},
+      {"lfm2", kLlama3Family},
+      {"jina-v5-nano", kLlama3Family},
+      {"dbrx", {P::Llama3}},
+      {"smaug-bpe", {P::Llama3}},
+      {"qwen2", {P::Qwen2}},
+      {"deepseek-r1-qwen", {P::Qwen2}},
+      {"stablelm2", {P::Qwen2}},
+      {"megrez", {P::Qwen2}},
+      {"kormo", {P::Qwen2}},
+      {"f2llmv2", {P::Qwen2}},
+      {"hunyuan", {P::Qwen2}},
+      {"solar-open", {P::Qwen2}},
   };
   auto it = kByName.find(name);
   if (it != kByName.end()) return it->second;
   std::string known;
-  for (const auto& [n, kind] : kByName)
+  for (const auto& [n, spec] : kByName)
     if (!n.empty()) known += (known.empty() ? "" : ", ") + n;
   throw Error("BPE pre-tokenizer '" + name + "' is not supported (supported: " + known + ")");
 }
+
+PreTokenizer pre_tokenizer_from_name(const std::string& name) { return pre_tokenizer_spec(name).kind; }
 
 std::vector<std::string_view> pre_tokenize(PreTokenizer kind, std::string_view text) {
   const CodepointText decoded = decode_codepoints(text);

@@ -1,6 +1,7 @@
 // Matchers for the pre-tokenizer patterns. They reproduce how llama.cpp runs the regexes
 // (std::regex on code points where every non-ASCII white space reads as \v), so explicit
-// character classes never contain a white-space character.
+// character classes never contain a white-space character. The Llama 3 / Qwen2 pattern,
+// which llama.cpp matches by hand too, follows the regex as Hugging Face's tokenizers runs it.
 #include "core/tokenizer/split_patterns.h"
 
 #include <algorithm>
@@ -94,7 +95,65 @@ size_t contraction(const Codepoints& cps, size_t pos, size_t end) {
   return 0;
 }
 
+// (?i:'s|'t|'re|'ve|'m|'ll|'d): case-insensitive as Hugging Face's regex engine matches it,
+// which folds U+017F (long s) to 's' too. llama.cpp lowercases ASCII only; the two differ
+// just on "'\u017F".
+bool folds_to(char32_t c, char lower) {
+  if (lower == 's' && c == 0x017F) return true;
+  return c == static_cast<char32_t>(lower) || c == static_cast<char32_t>(lower - 'a' + 'A');
+}
+
+size_t contraction_any_case(const Codepoints& cps, size_t pos, size_t end) {
+  if (cps[pos] != '\'' || pos + 1 >= end) return 0;
+  const char32_t a = cps[pos + 1];
+  if (folds_to(a, 's') || folds_to(a, 't') || folds_to(a, 'm') || folds_to(a, 'd')) return 2;
+  if (pos + 2 >= end) return 0;
+  const char32_t b = cps[pos + 2];
+  if ((folds_to(a, 'r') && folds_to(b, 'e')) || (folds_to(a, 'v') && folds_to(b, 'e')) ||
+      (folds_to(a, 'l') && folds_to(b, 'l')))
+    return 3;
+  return 0;
+}
+
+bool is_line_break(char32_t c) { return c == '\r' || c == '\n'; }
+
+// The Llama 3 / Qwen2 pattern, alternatives tried in order at `pos` as a backtracking
+// regex engine does; `max_digits` is the {1,3} of Llama 3 or the single \p{N} of Qwen2.
+size_t llama3_style(const Codepoints& cps, size_t pos, size_t end, size_t max_digits) {
+  if (const size_t n = contraction_any_case(cps, pos, end)) return n;
+  const char32_t c = cps[pos];
+  const CharClass k = classify(c);
+  // [^\r\n\p{L}\p{N}]?\p{L}+ : letters, with one leading character of any other kind.
+  if (k == CharClass::Letter) return run_length(cps, pos, end, is_letter);
+  if (k != CharClass::Number && !is_line_break(c) && pos + 1 < end && is_letter(cps[pos + 1]))
+    return 1 + run_length(cps, pos + 1, end, is_letter);
+  // \p{N}{1,max_digits}
+  if (k == CharClass::Number) return std::min(run_length(cps, pos, end, is_number), max_digits);
+  // ` ?[^\s\p{L}\p{N}]+[\r\n]*` : symbols, one leading space, the line breaks after them.
+  const size_t first = c == ' ' ? pos + 1 : pos;
+  if (first < end && classify(cps[first]) == CharClass::Other) {
+    size_t i = first + run_length(cps, first, end, [](char32_t x) {
+                 return classify(x) == CharClass::Other;
+               });
+    i += run_length(cps, i, end, is_line_break);
+    return i - pos;
+  }
+  // \s*[\r\n]+ : the white space up to and including its last line break.
+  const size_t spaces = run_length(cps, pos, end, is_whitespace);
+  size_t through_break = 0;
+  for (size_t i = 0; i < spaces; ++i)
+    if (is_line_break(cps[pos + i])) through_break = i + 1;
+  if (through_break > 0) return through_break;
+  // \s+(?!\S) leaves the last space of a run for the word after it; \s+ takes the rest.
+  if (spaces > 1 && pos + spaces < end) return spaces - 1;
+  return std::max<size_t>(spaces, 1);
+}
+
 }  // namespace
+
+size_t llama3(const Codepoints& cps, size_t pos, size_t end) { return llama3_style(cps, pos, end, 3); }
+
+size_t qwen2(const Codepoints& cps, size_t pos, size_t end) { return llama3_style(cps, pos, end, 1); }
 
 size_t gpt2(const Codepoints& cps, size_t pos, size_t end) {
   if (const size_t n = contraction(cps, pos, end)) return n;

@@ -14,6 +14,11 @@ using Matcher = size_t (*)(const Codepoints& cps, size_t pos, size_t end);
 
 // GPT-2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 size_t gpt2(const Codepoints& cps, size_t pos, size_t end);
+// Llama 3 (tiktoken style): (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+//   ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+size_t llama3(const Codepoints& cps, size_t pos, size_t end);
+// Qwen2: Llama 3's pattern with \p{N} (one digit a word) instead of \p{N}{1,3}.
+size_t qwen2(const Codepoints& cps, size_t pos, size_t end);
 size_t one_number(const Codepoints& cps, size_t pos, size_t end);         // \p{N}
 size_t numbers(const Codepoints& cps, size_t pos, size_t end);            // \p{N}+
 size_t three_ascii_digits(const Codepoints& cps, size_t pos, size_t end); // [0-9][0-9][0-9]

@@ -23,9 +23,10 @@ struct Symbol {
 };
 
 // A candidate merge of two adjacent symbols. `len` is the combined length when it was
-// queued: if either side has changed since, the candidate is stale and skipped.
+// queued: if either side has changed since, the candidate is stale and skipped. `score`
+// is the merged token's score, or minus the merge's rank when merging by rank.
 struct Bigram {
-  float score = 0.0f;
+  double score = 0.0;
   int left = -1;
   int right = -1;
   size_t len = 0;
@@ -77,13 +78,21 @@ class Merger {
 
   void queue_pair(int left, int right) {
     if (left < 0 || right < 0) return;
-    const size_t len = symbols_[left].len + symbols_[right].len;
-    const int32_t id = tables_.index.find(piece(symbols_[left], len));
+    const Symbol& l = symbols_[left];
+    const Symbol& r = symbols_[right];
+    const size_t len = l.len + r.len;
+    if (tables_.ranks) {
+      const int32_t rank = tables_.ranks->find(piece(l, l.len), piece(r, r.len));
+      if (rank >= 0) queue_.push({-static_cast<double>(rank), left, right, len});
+      return;
+    }
+    const int32_t id = tables_.index.find(piece(l, len));
     if (id < 0) return;
     queue_.push({tables_.scores[id], left, right, len});
   }
 
-  // Every merged symbol is a token by construction; only single characters may not be.
+  // Every merged symbol is a token (by score by construction; by rank because every merge
+  // forms a token, as validate_vocab checks); only single characters may not be.
   void emit(std::vector<int32_t>& out) const {
     for (int i = symbols_.empty() ? -1 : 0; i >= 0; i = symbols_[i].next) {
       const std::string_view text = piece(symbols_[i], symbols_[i].len);

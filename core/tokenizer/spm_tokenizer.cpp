@@ -85,6 +85,7 @@ std::vector<Fragment> split_at_token(const std::vector<Fragment>& in, std::strin
 
 SpmTokenizer::SpmTokenizer(Vocab vocab) : vocab_(std::move(vocab)), index_(vocab_.texts) {
   validate_vocab(vocab_, "tokenizer");
+  if (!vocab_.merges.empty()) ranks_.emplace(vocab_.merges);
   // Byte fallback as llama.cpp: the <0xXX> token, else a token that is the byte itself,
   // else the unknown token.
   byte_tokens_.fill(-1);
@@ -137,7 +138,7 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text, bool add_bos) c
 void SpmTokenizer::encode_fragment(std::string_view text, bool add_prefix,
                                    std::vector<int32_t>& out) const {
   const std::string escaped = escape_spaces(add_prefix ? " " + std::string(text) : std::string(text));
-  const SpmMergeTables tables{index_, vocab_.scores, byte_tokens_};
+  const SpmMergeTables tables{index_, vocab_.scores, byte_tokens_, ranks_ ? &*ranks_ : nullptr};
   spm_merge_append(escaped, tables, out);
 }
 

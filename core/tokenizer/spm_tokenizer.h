@@ -1,13 +1,16 @@
-// SentencePiece-style BPE tokenizer (the "llama" tokenizer of GGUF files): text to token
-// ids by score-driven merges with byte fallback, and token ids back to text.
+// SentencePiece-style BPE tokenizer (the "llama" tokenizer of GGUF files, and Llama 2 /
+// Gemma style tokenizer.json files): text to token ids by score-driven (or, with a merge
+// list, rank-driven) merges with byte fallback, and token ids back to text.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/tokenizer/bpe_merge.h"
 #include "core/tokenizer/token_index.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/tokenizer/vocab.h"
@@ -27,7 +30,8 @@ class SpmTokenizer : public Tokenizer {
   //  1. user-defined tokens found verbatim in the text become their ids (longest first);
   //  2. each remaining fragment gets a leading space (the dummy prefix) when
   //     add_space_prefix is set and it starts the text or follows a user-defined token;
-  //  3. spaces become U+2581 and pieces are merged by score (see spm_merge.h).
+  //  3. spaces become U+2581 and pieces are merged by score, or by rank when the
+  //     vocabulary has merges (see spm_merge.h).
   // Control-token texts such as "<s>" are plain text here. With `add_bos` the BOS id
   // comes first (throws tessera::Error if the vocabulary has none). "" gives no tokens.
   std::vector<int32_t> encode(std::string_view text, bool add_bos) const override;
@@ -65,6 +69,7 @@ class SpmTokenizer : public Tokenizer {
   Vocab vocab_;
   TokenIndex index_;
   std::array<int32_t, 256> byte_tokens_{};  // fallback id per byte value, -1 if none
+  std::optional<BpeRanks> ranks_;           // when the vocabulary has merges
   std::vector<int32_t> user_defined_;       // user-defined ids, longest text first
 };
 

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <string_view>
+#include <unordered_set>
 #include <variant>
 
 #include "core/tokenizer/meta_reader.h"
@@ -46,6 +47,23 @@ std::vector<TokenType> infer_types(const Vocab& v) {
   return types;
 }
 
+// Every merge "left right" must join two pieces into a token, or merging by rank could
+// leave a piece that is no token.
+void check_merges_form_tokens(const Vocab& v, const std::string& origin) {
+  const std::unordered_set<std::string_view> tokens(v.texts.begin(), v.texts.end());
+  for (size_t i = 0; i < v.merges.size(); ++i) {
+    const std::string& m = v.merges[i];
+    const size_t space = m.find(' ', 1);
+    if (space == std::string::npos)
+      throw Error(origin + ": merge " + std::to_string(i) + " '" + m +
+                  "' is not two tokens separated by a space");
+    const std::string joined = m.substr(0, space) + m.substr(space + 1);
+    if (!tokens.contains(joined))
+      throw Error(origin + ": merge " + std::to_string(i) + " '" + m + "' forms '" + joined +
+                  "', which is not a token");
+  }
+}
+
 }  // namespace
 
 Vocab vocab_from_metadata(const WeightFile& file) {
@@ -84,6 +102,7 @@ void validate_vocab(const Vocab& v, const std::string& origin) {
   if (v.types.size() != n)
     throw Error(origin + ": vocabulary has " + std::to_string(v.types.size()) +
                 " token types for " + std::to_string(n) + " tokens");
+  if (!v.merges.empty()) check_merges_form_tokens(v, origin);
   check_special_id(v.bos_id, "BOS", n, origin);
   check_special_id(v.eos_id, "EOS", n, origin);
   check_special_id(v.unk_id, "UNK", n, origin);

@@ -30,6 +30,10 @@ struct Vocab {
   bool add_bos = true;              // prepend BOS by default (SPM default when the key is absent)
   bool add_eos = false;
   bool add_space_prefix = true;     // SentencePiece "dummy prefix": a space before the text
+  // BPE merges "left right", highest priority first: a tokenizer.json's model.merges.
+  // Empty for GGUF vocabularies, which merge by score. When set, adjacent pieces merge in
+  // this order instead (Hugging Face's BPE), and scores are not used.
+  std::vector<std::string> merges;
 
   int32_t size() const { return static_cast<int32_t>(texts.size()); }
 };
@@ -43,7 +47,8 @@ struct Vocab {
 Vocab vocab_from_metadata(const WeightFile& file);
 
 // Checks the invariants of a hand-built vocabulary (equal array lengths, special ids in
-// range). `origin` names where it came from, for the message. Throws tessera::Error.
+// range, every merge "left right"). `origin` names where it came from, for the message.
+// Throws tessera::Error.
 void validate_vocab(const Vocab& vocab, const std::string& origin);
 
 }  // namespace tessera

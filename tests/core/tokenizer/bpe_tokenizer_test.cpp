@@ -128,16 +128,44 @@ TEST(MakeTokenizer, RefusesGpt2WithoutMerges) {
 TEST(MakeTokenizer, RefusesUnknownPreTokenizerNamingFile) {
   test::FakeWeightFile file;
   file.set("tokenizer.ggml.model", test::meta_string("gpt2"))
-      .set("tokenizer.ggml.pre", test::meta_string("qwen2"))
+      .set("tokenizer.ggml.pre", test::meta_string("tekken"))
       .set("tokenizer.ggml.tokens", test::meta_strings({"a"}))
       .set("tokenizer.ggml.merges", test::meta_strings({}));
   try {
     make_tokenizer(file);
     FAIL() << "expected tessera::Error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("fake.gguf: BPE pre-tokenizer 'qwen2' is not supported", 0), 0u)
+    EXPECT_EQ(std::string(e.what()).rfind("fake.gguf: BPE pre-tokenizer 'tekken' is not supported", 0), 0u)
         << e.what();
   }
+}
+
+// Ids 0 a, 1 b, 2 c, 3 bc, 4 abc: "abc" is a token, but the only merge splits it a|bc.
+test::FakeWeightFile unmergeable_word_vocab(const std::string& pre) {
+  test::FakeWeightFile file;
+  file.set("tokenizer.ggml.model", test::meta_string("gpt2"))
+      .set("tokenizer.ggml.pre", test::meta_string(pre))
+      .set("tokenizer.ggml.tokens", test::meta_strings({"a", "b", "c", "bc", "abc"}))
+      .set("tokenizer.ggml.merges", test::meta_strings({"b c"}));
+  return file;
+}
+
+TEST(MakeTokenizer, Llama3TakesAWordThatIsATokenWhole) {
+  EXPECT_EQ(make_tokenizer(unmergeable_word_vocab("llama-bpe"))->encode("abc", false),
+            (std::vector<int32_t>{4}));
+}
+
+TEST(MakeTokenizer, Qwen2MergesEvenAWordThatIsAToken) {
+  EXPECT_EQ(make_tokenizer(unmergeable_word_vocab("qwen2"))->encode("abc", false),
+            (std::vector<int32_t>{0, 3}));
+}
+
+TEST(MakeTokenizer, Llama3AddsBosUnlessTheFileSaysOtherwise) {
+  test::FakeWeightFile file = unmergeable_word_vocab("llama-bpe");
+  EXPECT_TRUE(make_tokenizer(file)->add_bos());
+  file.set("tokenizer.ggml.add_bos_token", test::meta_bool(false));
+  EXPECT_FALSE(make_tokenizer(file)->add_bos());
+  EXPECT_FALSE(make_tokenizer(unmergeable_word_vocab("qwen2"))->add_bos());
 }
 
 }  // namespace
