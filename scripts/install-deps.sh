@@ -16,6 +16,8 @@ PACKAGES=(
   # the Vulkan tests run anywhere), the validation layer, and glslang for the shaders.
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
   glslang-tools glslang-dev spirv-tools
+  libedit-dev  # line editing and history in `tessera chat` (BSD-licensed)
+  tmux         # the end-to-end test of `tessera chat` in a real terminal
 )
 
 missing=()

@@ -12,10 +12,12 @@
 #include "core/engine/engine.h"
 #include "core/util/error.h"
 #include "tools/tessera/backend_swaps.h"
+#include "tools/tessera/chat_flags.h"
 #include "tools/tessera/commands.h"
 #include "tools/tessera/engine_flags.h"
 #include "tools/tessera/json_writer.h"
 #include "tools/tessera/runtime_options.h"
+#include "tools/tessera/sampling_flags.h"
 
 namespace tessera::cli {
 namespace {
@@ -28,9 +30,9 @@ struct GenerateFlags {
   std::string swap_at;
   std::string swap_kv_mem;
   std::string swap_kv_dtype;
+  SamplingFlags sampling;
+  ChatFlags chat;
   int64_t n_predict = 128;
-  double temperature = 0.8, top_p = 0.95, min_p = 0.05, repeat_penalty = 1.0;
-  int64_t top_k = 40, repeat_last_n = 64, seed = 0;
   bool json = false, ignore_eos = false, verbose = false;
 };
 
@@ -43,16 +45,12 @@ OptionTable generate_options(GenerateFlags& f) {
   f.engine.add_to(t);
   t.texts("-p, --prompt", "TEXT", "prompt; repeat for several prompts (run together)", &f.prompts)
       .text("--prompts", "FILE", "file with one prompt per line", &f.prompt_file)
-      .integer("-n, --n-predict", "N", "new tokens per prompt", &f.n_predict, 0, 1 << 24)
-      .number("--temp", "T", "temperature; 0 = greedy", &f.temperature, 0, 100)
-      .integer("--top-k", "K", "keep the K most likely tokens; 0 = off", &f.top_k, 0, 1 << 24)
-      .number("--top-p", "P", "nucleus sampling threshold; 1 = off", &f.top_p, 0, 1)
-      .number("--min-p", "P", "drop tokens below P x the most likely one; 0 = off", &f.min_p, 0, 1)
-      .number("--repeat-penalty", "X", "repetition penalty; 1 = off", &f.repeat_penalty, 0, 100)
-      .integer("--repeat-last-n", "N", "tokens the penalty looks back over", &f.repeat_last_n, 0, 1 << 24)
-      .integer("-s, --seed", "N", "sampling seed; 0 = random (printed)", &f.seed, 0,
-               std::numeric_limits<int64_t>::max())
-      .flag("--ignore-eos", "keep generating after an end-of-text token", &f.ignore_eos)
+      .integer("-n, --n-predict", "N", "new tokens per prompt", &f.n_predict, 0, 1 << 24);
+  f.sampling.add_to(t);
+  t.flag("--chat", "apply the model's chat template to each prompt (a user message) and stop at the end of "
+         "the answer", &f.chat.enabled);
+  f.chat.add_to(t);
+  t.flag("--ignore-eos", "keep generating after an end-of-text token", &f.ignore_eos)
       .flag("--json", "print one JSON object per prompt instead of streaming text", &f.json)
       .text("--swap-at", "N:BACKEND[,...]",
             "move the running generation to BACKEND once N tokens are generated (e.g. 16:vulkan,48:cpu)",
@@ -88,7 +86,9 @@ std::vector<std::string> collect_prompts(const GenerateFlags& f) {
 // live, the ones after it are held until it finishes.
 class OrderedPrinter {
  public:
-  OrderedPrinter(std::vector<std::string> prompts, bool json) : json_(json), slots_(prompts.size()) {
+  // `echo_prompt`: each output starts with its prompt (not for chat, whose prompt is a question).
+  OrderedPrinter(std::vector<std::string> prompts, bool json, bool echo_prompt)
+      : json_(json), echo_prompt_(echo_prompt), slots_(prompts.size()) {
     for (size_t i = 0; i < prompts.size(); ++i) slots_[i].prompt = std::move(prompts[i]);
   }
 
@@ -119,7 +119,7 @@ class OrderedPrinter {
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
   }
-  void start_slot(const Slot& slot) { write(slot.prompt + slot.text); }
+  void start_slot(const Slot& slot) { write(echo_prompt_ ? slot.prompt + slot.text : slot.text); }
   void finish_slot(const Slot& slot) {
     if (json_) {
       print_json(slot.prompt, *slot.result);
@@ -132,6 +132,7 @@ class OrderedPrinter {
   static void print_timings(const RequestResult& r);
 
   bool json_;
+  bool echo_prompt_;
   std::vector<Slot> slots_;
   size_t next_ = 0;
 };
@@ -228,15 +229,10 @@ int run_generate(const Args& args) {
   if (!positional.empty()) throw UsageError{"unexpected argument '" + positional[0] + "'"};
   const std::vector<std::string> prompts = collect_prompts(f);
 
-  SamplingParams sampling;
-  sampling.temperature = static_cast<float>(f.temperature);
-  sampling.top_k = static_cast<int32_t>(f.top_k);
-  sampling.top_p = static_cast<float>(f.top_p);
-  sampling.min_p = static_cast<float>(f.min_p);
-  sampling.repetition_penalty = static_cast<float>(f.repeat_penalty);
-  sampling.repeat_last_n = static_cast<int32_t>(f.repeat_last_n);
-  sampling.seed = static_cast<uint64_t>(f.seed);
-  sampling.validate();
+  const SamplingParams sampling = f.sampling.params();
+  if (!f.chat.enabled && (!f.chat.template_name.empty() || !f.chat.system.empty())) {
+    throw UsageError{"--chat-template and --system need --chat"};
+  }
 
   const std::vector<SwapPoint> swap_points = f.swap_at.empty() ? std::vector<SwapPoint>{} : parse_swap_points(f.swap_at);
   MigrationOptions swap_options;
@@ -252,10 +248,12 @@ int run_generate(const Args& args) {
   BackendSwaps swaps(*rt.host, swap_points, f.runtime.backend, rt.backend, rt.model->compiled().graph, f.runtime,
                      swap_options, f.verbose);
   const Tokenizer& tokenizer = rt.model->tokenizer();
+  std::optional<chat::ChatFormat> format;
+  if (f.chat.enabled) format.emplace(chat_format_of(*rt.model, f.chat.template_name));
   std::vector<std::vector<int32_t>> prompt_ids;
   int64_t longest = 0;
   for (const std::string& p : prompts) {
-    prompt_ids.push_back(tokenizer.encode(p, tokenizer.add_bos()));
+    prompt_ids.push_back(format ? format->prompt_ids(f.chat.conversation(p)) : tokenizer.encode(p, tokenizer.add_bos()));
     longest = std::max<int64_t>(longest, static_cast<int64_t>(prompt_ids.back().size()));
   }
   const int64_t model_ctx = rt.model->compiled().n_ctx > 0 ? rt.model->compiled().n_ctx : 2048;
@@ -276,7 +274,7 @@ int run_generate(const Args& args) {
   Engine engine(*rt.model, rt.backend, eo);
   log_placement(engine.executor());
 
-  OrderedPrinter printer(prompts, f.json);
+  OrderedPrinter printer(prompts, f.json, !f.chat.enabled);
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < prompts.size(); ++i) {
     Request r;
@@ -285,6 +283,7 @@ int run_generate(const Args& args) {
     r.sampling = sampling;
     r.max_tokens = static_cast<int32_t>(f.n_predict);
     r.stop.ignore_eos = f.ignore_eos;
+    if (format) r.stop.stop_token_ids = format->stop_tokens();
     r.on_event = [&printer, i](const RequestEvent& e) { printer.on_event(i, e); };
     engine.submit(std::move(r));
   }

@@ -10,6 +10,7 @@ namespace tessera::cli {
 using Args = std::vector<std::string>;
 
 int run_generate(const Args& args);
+int run_chat(const Args& args);
 int run_check(const Args& args);
 int run_backends(const Args& args);
 int run_bench(const Args& args);

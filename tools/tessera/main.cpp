@@ -20,6 +20,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"generate", "generate text from a prompt", tessera::cli::run_generate},
+    {"chat", "talk with an instruct model through its chat template", tessera::cli::run_chat},
     {"check", "validate a model definition and print its summary", tessera::cli::run_check},
     {"backends", "list the backend plugins, their devices and kernels", tessera::cli::run_backends},
     {"bench", "measure prefill and decode speed", tessera::cli::run_bench},
