@@ -1,5 +1,5 @@
 // Chat templates against Python's jinja2 (rendered as Hugging Face renders them, by
-// tools/fixtures/make_chat_template_fixtures.py): twelve real templates over four
+// tools/fixtures/make_chat_template_fixtures.py): fourteen real templates over four
 // conversations, with and without the generation prompt, byte for byte; the errors a
 // template raises; and the interpreter's own rules (whitespace control, scoping,
 // filters, positions in errors, runaway templates).
@@ -59,7 +59,7 @@ TEST(ChatTemplate, RendersRealTemplatesExactlyAsJinja2) {
     EXPECT_EQ(t.render(in), c["output"].get<std::string>()) << what;
     ++checked;
   }
-  EXPECT_EQ(checked, 88);
+  EXPECT_EQ(checked, 104);
   EXPECT_EQ(errors, 8);
 }
 
