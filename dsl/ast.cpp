@@ -1,6 +1,47 @@
 #include "dsl/ast.h"
 
+#include <cctype>
+
 namespace tessera::dsl {
+
+bool is_arithmetic_operator(std::string_view op) {
+  return op == "+" || op == "-" || op == "*" || op == "/" || op == "%";
+}
+
+bool is_relational_operator(std::string_view op) { return op == "<" || op == "<=" || op == ">" || op == ">="; }
+
+bool is_equality_operator(std::string_view op) { return op == "==" || op == "!="; }
+
+const Expr* named_value(const Expr& call, std::string_view name) {
+  for (const NamedArg& n : call.named) {
+    if (n.name == name) return n.value.get();
+  }
+  return nullptr;
+}
+
+std::string collapse_blanks(std::string_view text) {
+  std::string out;
+  bool in_string = false;
+  bool in_comment = false;
+  for (char c : text) {
+    if (in_comment) {
+      if (c == '\n') in_comment = false;
+      else continue;
+    }
+    if (c == '"') in_string = !in_string;
+    if (c == '#' && !in_string) {
+      in_comment = true;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c)) && !in_string) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
 
 std::string_view SourceText::line_at(int line) const {
   if (line < 1) return {};

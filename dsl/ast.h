@@ -33,14 +33,20 @@ struct SourceText {
 };
 
 enum class ExprKind {
-  Number,  // 8, 1e-5, 10000.0
+  Number,  // 8, 1e-5, 10000.0, true, false
   String,  // "blk.{i}.attn_q.weight"
   Name,    // x, d_model, tok_embd, i, neox
   Index,   // wq[i]: args[0] is the index
   Call,    // rms_norm(x, w, eps: norm_eps): args are positional, `named` the attributes
-  Unary,   // -x: args[0]
-  Binary,  // a + b: args[0] op args[1]
+  Unary,   // -x, !x: args[0]
+  Binary,  // a + b, i % 4 == 3, a && b: args[0] op args[1]
 };
+
+// The kinds of binary operator: + - * / % compute; < <= > >= (relational) and == !=
+// (equality) compare numbers, && || combine them; both give 1 or 0.
+bool is_arithmetic_operator(std::string_view op);
+bool is_relational_operator(std::string_view op);
+bool is_equality_operator(std::string_view op);
 
 // What an expression evaluates to; filled in by the semantic check.
 enum class ValueType { Unknown, Tensor, Scalar, String, Choice };
@@ -68,10 +74,15 @@ struct Expr {
   double number = 0;        // Number: the value
   bool is_integer = false;  // Number: written without '.' or exponent
   int64_t integer = 0;      // Number: the value when is_integer
-  char op = 0;              // Unary/Binary: '+', '-', '*', '/', '%'
+  bool is_flag = false;     // Number: written `true` (integer 1) or `false` (0)
+  // Unary: "-", "!"; Binary: "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=",
+  // "&&", "||".
+  std::string op;
+  bool parenthesized = false;  // written in parentheses: (a < b)
   std::vector<ExprPtr> args;
   std::vector<NamedArg> named;
 
+  int depth = 1;            // levels of this tree (parse_limits.h bounds it)
   ValueType type = ValueType::Unknown;      // set by the semantic check
   NameKind name_kind = NameKind::Unresolved;  // Name/Index: set by the semantic check
 };
@@ -84,10 +95,23 @@ struct Range {
   ExprPtr end;
 };
 
+// The value of the named argument `name` of a call (`hf: "key"`), or nullptr.
+const Expr* named_value(const Expr& call, std::string_view name);
+
+// `text` on one line, for messages and node labels: comments dropped, blanks collapsed.
+std::string collapse_blanks(std::string_view text);
+
 struct HParamDecl {
   std::string name;
   SourceLocation loc;
   ExprPtr value;
+};
+
+// One condition of `require a, b` in the hparams section: the hyper-parameters must
+// meet it. It is checked as soon as every hyper-parameter it names has its value.
+struct Requirement {
+  SourceLocation loc;  // the condition's first character
+  ExprPtr condition;
 };
 
 // `layer i in 0 .. n_layers { ... }` in the weights section: one tensor per index.
@@ -148,6 +172,7 @@ struct ModelDef {
   std::vector<std::string> aliases;  // `model phi2, phi`: other architecture names it serves
   std::vector<SectionMark> sections;
   std::vector<HParamDecl> hparams;
+  std::vector<Requirement> requirements;  // in the order written
   std::vector<LayerGroup> layer_groups;
   std::vector<WeightDecl> weights;
   std::vector<Statement> forward;

@@ -1,9 +1,11 @@
 #include "dsl/compiler.h"
 
 #include "dsl/diagnostics.h"
+#include "dsl/file_coverage.h"
 #include "dsl/forward.h"
 #include "dsl/hparams.h"
 #include "dsl/lowering.h"
+#include "dsl/rope_head_check.h"
 #include "dsl/weight_binding.h"
 
 namespace tessera::dsl {
@@ -32,9 +34,10 @@ CompiledModel compile_model(const ModelDef& model, const CompileOptions& options
   const HParamValues hparams = evaluate_hparams(model, options);
   const WeightBindings weights = bind_weights(model, hparams, options);
   GraphBuilder builder(out.graph, model.source, options.kv_dtype);
-  ForwardCompiler forward(model, hparams, weights, builder, options.plugin_ops);
+  ForwardCompiler forward(model, hparams, weights, builder, options);
   forward.run();
   check_logits(model, forward, out.graph);
+  check_rope_heads(out.graph, model.source);
 
   const int logits = forward.variable("logits");
   out.graph.set_logits(logits);
@@ -45,6 +48,7 @@ CompiledModel compile_model(const ModelDef& model, const CompileOptions& options
   const auto n_ctx = hparams.values.find("n_ctx");
   if (n_ctx != hparams.values.end() && n_ctx->second.is_integer) out.n_ctx = n_ctx->second.integer;
   out.node_layers = builder.node_layers();
+  if (options.weights) out.coverage = file_coverage(*options.weights, out.graph, hparams);
   return out;
 }
 

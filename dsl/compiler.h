@@ -47,7 +47,8 @@ std::string architecture_key(const WeightFile& weights);
 
 // Compiles `model`. Throws DslError for problems in the definition or between the
 // definition and the weights file (both point into the .tsr), and tessera::Error for
-// bad options (an unknown --set name, a value that is not a number).
+// bad options (an unknown --set name, a value that is not a number). With a weights
+// file, the result's `coverage` says what of the file the definition leaves unread.
 CompiledModel compile_model(const ModelDef& model, const CompileOptions& options);
 
 }  // namespace tessera::dsl

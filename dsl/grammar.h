@@ -10,8 +10,8 @@ using namespace tao::pegtl;  // NOLINT: rules read best unqualified
 
 // A rule with an error message raises whenever it fails, so a rule that is required
 // in one place (must<>) and optional in another gets a twin for the optional use
-// (`positional_arg` for `expression`, `unary` for `negated`, `argument` for
-// `next_argument`).
+// (`positional_arg` and `condition` for `expression`, `unary` for `negated`, `argument`
+// for `next_argument`).
 
 // ---- lexical ---------------------------------------------------------------
 struct comment : seq<one<'#'>, until<eolf>> {};                 // '#' to the end of the line
@@ -38,6 +38,9 @@ struct kw_hf : TAO_PEGTL_KEYWORD("hf") {};
 struct kw_block : TAO_PEGTL_KEYWORD("block") {};
 struct kw_return : TAO_PEGTL_KEYWORD("return") {};
 struct kw_transposed : TAO_PEGTL_KEYWORD("transposed") {};
+struct kw_require : TAO_PEGTL_KEYWORD("require") {};
+struct kw_true : TAO_PEGTL_KEYWORD("true") {};
+struct kw_false : TAO_PEGTL_KEYWORD("false") {};
 
 struct equals : one<'='> {};                                    // name = value
 struct open_brace : one<'{'> {};                                // opens a block
@@ -46,12 +49,17 @@ struct comma : one<','> {};                                     // separates lis
 struct colon : one<':'> {};                                     // attribute: value
 struct dotdot : TAO_PEGTL_STRING("..") {};                      // begin .. end
 
-// ---- expressions (precedence: unary minus, then * / %, then + -) -------------
+// ---- expressions ------------------------------------------------------------------
+// Precedence as in C, tightest first: unary - and !, then * / %, + -, < <= > >=, == !=,
+// &&, ||; binary operators associate left.
 struct expression;
 struct negation;
+struct logical_not;
 struct primary;
 struct product;
 struct sum_tail;
+struct or_tail;
+struct conjunction;
 struct paren_open : one<'('> {};                                // grouping
 struct paren_close : one<')'> {};                               // end of grouping
 struct paren_expr : seq<paren_open, sep, must<expression>, sep, must<paren_close>> {};  // (a + b)
@@ -59,7 +67,7 @@ struct name_ref : name {};                                      // variable, wei
 struct call_open : one<'('> {};                                 // directly after a name: a call
 struct call_close : one<')'> {};                                // end of the argument list
 struct named_arg : seq<at<name, sep, colon>, name, sep, colon, sep, must<expression>> {};  // eps: norm_eps
-struct positional_arg : seq<product, star<sep, sum_tail>> {};  // x (an expression, but optional here)
+struct positional_arg : seq<conjunction, star<sep, or_tail>> {};  // x (an expression, but optional here)
 struct argument : sor<named_arg, positional_arg> {};            // one argument
 struct next_argument : sor<named_arg, positional_arg> {};       // an argument after a comma
 struct more_arguments : star<comma, sep, must<next_argument>, sep> {};  // , y, eps: 1e-5
@@ -71,10 +79,14 @@ struct name_expr : seq<name_ref, opt<sor<call_suffix, index_suffix>>> {};  // x,
 struct plugin_op_name : seq<name, one<'.'>, name> {};           // acme.fused_silu_mul: an op a plugin declares
 struct plugin_call_args : seq<call_open, sep, opt<argument, sep, more_arguments>, must<call_close>> {};  // call_suffix's twin
 struct plugin_call : seq<plugin_op_name, must<plugin_call_args>> {};  // acme.fused_silu_mul(a, b, alpha: 0.5)
-struct primary : sor<number, string_literal, paren_expr, plugin_call, name_expr> {};  // an operand
-struct negated : sor<negation, primary> {};                     // the operand of unary minus
+struct flag_literal : sor<kw_true, kw_false> {};               // true (1), false (0): a flag
+struct primary : sor<number, flag_literal, string_literal, paren_expr, plugin_call, name_expr> {};  // an operand
+struct negated : sor<negation, logical_not, primary> {};        // the operand of unary minus
 struct negation : seq<one<'-'>, sep, must<negated>> {};         // -x
-struct unary : sor<negation, primary> {};                       // operand with optional minus
+struct not_operand : sor<negation, logical_not, primary> {};    // the operand of '!'
+struct not_sign : seq<one<'!'>, not_at<one<'='>>> {};           // '!', not the start of '!='
+struct logical_not : seq<not_sign, sep, must<not_operand>> {};  // !x: 1 when x is 0, else 0
+struct unary : sor<negation, logical_not, primary> {};          // operand with optional minus or '!'
 struct mul_op : one<'*', '/', '%'> {};                          // * or / or % (remainder)
 struct product_rhs : unary {};                                  // right operand of * or /
 struct product_tail : seq<mul_op, sep, must<product_rhs>> {};   // * b
@@ -82,18 +94,42 @@ struct product : seq<unary, star<sep, product_tail>> {};        // a * b / c
 struct add_op : one<'+', '-'> {};                               // + or -
 struct sum_rhs : product {};                                    // right operand of + or -
 struct sum_tail : seq<add_op, sep, must<sum_rhs>> {};           // + b
-struct expression : seq<product, star<sep, sum_tail>> {};       // a + b * c
+struct sum : seq<product, star<sep, sum_tail>> {};              // a + b * c
+struct compare_op : sor<string<'<', '='>, string<'>', '='>, one<'<', '>'>> {};  // < <= > >=
+struct compare_rhs : sum {};                                    // right operand of a comparison
+struct compare_tail : seq<compare_op, sep, must<compare_rhs>> {};  // < b
+struct comparison : seq<sum, star<sep, compare_tail>> {};       // i % 4 < 3
+struct equality_op : sor<string<'=', '='>, string<'!', '='>> {};  // == or !=
+struct equality_rhs : comparison {};                            // right operand of == or !=
+struct equality_tail : seq<equality_op, sep, must<equality_rhs>> {};  // == b
+struct equality : seq<comparison, star<sep, equality_tail>> {};  // i % 4 == 3
+struct and_op : string<'&', '&'> {};                            // && (short-circuit)
+struct and_rhs : equality {};                                   // right operand of &&
+struct and_tail : seq<and_op, sep, must<and_rhs>> {};           // && b
+struct conjunction : seq<equality, star<sep, and_tail>> {};     // a && b
+struct or_op : string<'|', '|'> {};                             // || (short-circuit)
+struct or_rhs : conjunction {};                                 // right operand of ||
+struct or_tail : seq<or_op, sep, must<or_rhs>> {};              // || b
+struct expression : seq<conjunction, star<sep, or_tail>> {};    // a || b && c
 
 // ---- model NAME --------------------------------------------------------------
 struct model_name : name {};                                    // the model's name, also {arch} without a file
 struct section_keyword : sor<kw_hparams, kw_weights, kw_forward, kw_block> {};  // starts a section, so no alias
-struct model_alias : seq<not_at<section_keyword>, name> {};     // another architecture name it serves
+struct alias_name : seq<not_at<section_keyword>, name> {};      // another architecture name it serves
+struct alias_string : seq<one<'"'>, string_body, must<string_close>> {};  // "command-r": one that is no name
+struct model_alias : sor<alias_string, alias_name> {};          // phi, "command-r"
 struct model_aliases : star<sep, comma, sep, must<model_alias>> {};  // , phi
 struct model_decl : seq<kw_model, sep, must<model_name>, model_aliases> {};  // model phi2, phi
 
-// ---- hparams { name = expression ... } --------------------------------------
+// ---- hparams { name = expression ... require condition, ... } ---------------------
 struct hparam_def : seq<name, sep, must<equals>, sep, must<expression>> {};  // d_model = meta("...")
-struct hparams_section : seq<kw_hparams, sep, must<open_brace>, sep, until<close_brace, must<hparam_def>, sep>> {};
+struct condition : seq<conjunction, star<sep, or_tail>> {};     // an expression, with its own message here
+struct requirement : seq<not_at<kw_require>, condition> {};     // a condition the values must meet
+struct next_requirement : seq<not_at<kw_require>, condition> {};  // one after a comma (`require` there: a comma too many)
+struct more_requirements : star<sep, comma, sep, must<next_requirement>> {};  // , n_heads >= 1
+struct require_statement : seq<kw_require, sep, must<requirement>, more_requirements> {};  // require n_layers >= 1, ...
+struct hparam_entry : sor<require_statement, hparam_def> {};    // a definition or requirements
+struct hparams_section : seq<kw_hparams, sep, must<open_brace>, sep, until<close_brace, must<hparam_entry>, sep>> {};
 
 // ---- weights { name [dims] = "file name" else fallback ... } -----------------
 struct dim : expression {};                                     // one dimension, outermost first

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,11 @@ struct HParamValues {
   std::string arch;          // {arch}: general.architecture of the file, else the model name
   std::vector<HParam> list;  // in definition order
   std::map<std::string, Scalar, std::less<>> values;
+  // Every metadata key a meta() of the definition names for this file's format (each
+  // alternative of "a|b", placeholders filled in), evaluated or not: an overridden
+  // hyper-parameter's and the branch if() did not take count too, as keys the
+  // definition knows about.
+  std::set<std::string> named_meta_keys;
 };
 
 // Throws tessera::Error for a bad override, DslError for a value that cannot be found.
@@ -41,8 +47,9 @@ class ValueScope : public ScalarScope {
   // A named number: a loop variable, or a block's number parameter.
   void push_scalar(std::string name, Scalar value) { loop_vars_.emplace_back(std::move(name), value); }
   void pop_loop_var() { loop_vars_.pop_back(); }
-  // The innermost loop variable's value, or -1 outside loops.
-  int64_t innermost_loop_value() const { return loop_vars_.empty() ? -1 : loop_vars_.back().second.integer; }
+  // The outermost loop variable's value, or -1 outside loops: with nested loops
+  // (`for i in 0 .. n_layers { for j in 0 .. 2 { ... } }`) the layer is the outer index.
+  int64_t outermost_loop_value() const { return loop_vars_.empty() ? -1 : loop_vars_.front().second.integer; }
 
   std::optional<Scalar> find(std::string_view name) const override;
   // `text` with its {placeholders} filled in: arch, loop variables, hyper-parameters.

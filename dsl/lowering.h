@@ -114,14 +114,17 @@ int lower_gelu(GraphBuilder& b, const OpCall& call);
 int lower_relu(GraphBuilder& b, const OpCall& call);
 int lower_relu_sqr(GraphBuilder& b, const OpCall& call);
 int lower_softcap(GraphBuilder& b, const OpCall& call);
+int lower_clamp(GraphBuilder& b, const OpCall& call);
 int lower_scale(GraphBuilder& b, const OpCall& call);
 int lower_slice(GraphBuilder& b, const OpCall& call);
 int lower_outputs(GraphBuilder& b, const OpCall& call);
 
-// Tensor operators: a + b (ADD), a * b (MUL): same shapes, or b a row [C] broadcast
-// over a [N, C] (either order). `e` is the Binary expression.
+// Tensor operators: a + b (ADD), a - b (SUB), a * b (MUL): same shapes, or a row [C]
+// broadcast over a [N, C] (either order). `e` is the Binary expression.
 int lower_elementwise(GraphBuilder& b, const Expr& e, int lhs, int rhs);
 // x * factor (x / s arrives as factor 1 / s): SCALE.
 int lower_scale_by(GraphBuilder& b, int x, double factor);
+// x * scale + bias: AFFINE (-x, x + s, x - s, s - x).
+int lower_affine(GraphBuilder& b, int x, double scale, double bias);
 
 }  // namespace tessera::dsl

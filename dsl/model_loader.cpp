@@ -11,13 +11,19 @@
 namespace tessera::dsl {
 namespace fs = std::filesystem;
 
-std::vector<std::string> builtin_model_dirs() {
-  std::vector<std::string> dirs;
+std::vector<ModelDir> builtin_model_dirs() {
+  std::vector<ModelDir> dirs;
+  const auto add = [&dirs](std::string path, const char* origin) {
+    for (const ModelDir& d : dirs) {
+      if (d.path == path) return;  // an installed executable: its prefix is the install prefix
+    }
+    dirs.emplace_back(std::move(path), origin);
+  };
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "share" / "tessera" / "models").string());
-  dirs.push_back(TESSERA_MODELS_INSTALL_DIR);
-  dirs.push_back(TESSERA_MODELS_SOURCE_DIR);
+  if (!ec) add((exe.parent_path().parent_path() / "share" / "tessera" / "models").string(), "beside the executable");
+  add(TESSERA_MODELS_INSTALL_DIR, "install prefix");
+  add(TESSERA_MODELS_SOURCE_DIR, "source tree");
   return dirs;
 }
 
@@ -63,19 +69,21 @@ std::unique_ptr<Tokenizer> tokenizer_of(const WeightFile& weights, std::string* 
 
 }  // namespace
 
-std::string find_architecture(const std::string& arch, const std::vector<std::string>& dirs) {
+std::string find_architecture(const std::string& arch, const std::vector<ModelDir>& dirs) {
   std::string tried;
-  for (const std::string& d : dirs) {
-    const fs::path candidate = fs::path(d) / (arch + ".tsr");
+  for (const ModelDir& d : dirs) {
+    const fs::path candidate = fs::path(d.path) / (arch + ".tsr");
     if (fs::is_regular_file(candidate)) return candidate.string();
-    tried += "\n  " + candidate.string();
+    tried += "\n  " + candidate.string() + (d.origin.empty() ? "" : " (" + d.origin + ")");
   }
-  for (const std::string& d : dirs) {
-    const std::string by_alias = find_by_alias(d, arch);
+  for (const ModelDir& d : dirs) {
+    const std::string by_alias = find_by_alias(d.path, arch);
     if (!by_alias.empty()) return by_alias;
   }
   throw Error("no model definition for architecture '" + arch + "' (by file name or by a model's alias); tried:" +
-              tried + "\npass --arch FILE to choose one");
+              tried +
+              "\npass --arch FILE to choose one, or add the folder holding it to TESSERA_MODEL_PATH "
+              "(folders separated by ':', searched first)");
 }
 
 std::unique_ptr<Model> load_model(const ModelSpec& spec) {
@@ -83,10 +91,10 @@ std::unique_ptr<Model> load_model(const ModelSpec& spec) {
   std::string arch_path = spec.arch_path, arch_reason = "given with --arch";
   if (arch_path.empty()) {
     const std::string key = architecture_key(*weights);
-    const MetaValue* arch = weights->find_meta(key);
+    const std::optional<std::string> arch = weights->meta_string(key);
     if (!arch) throw Error(spec.weights_path + ": no '" + key + "' in the metadata; pass --arch FILE");
-    arch_path = find_architecture(arch->as_string(), spec.model_dirs);
-    arch_reason = key + " = " + arch->as_string();
+    arch_path = find_architecture(*arch, spec.model_dirs);
+    arch_reason = key + " = " + *arch;
   }
   const auto def = parse_model_file(arch_path);
   CompileOptions options;

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/engine/model.h"
@@ -14,11 +15,19 @@
 
 namespace tessera::dsl {
 
+// A folder definitions are looked up in, and where the lookup list got it from, for
+// the message that lists the folders tried ("TESSERA_MODEL_PATH", "install prefix").
+struct ModelDir {
+  ModelDir(std::string path, std::string origin = "") : path(std::move(path)), origin(std::move(origin)) {}
+  std::string path;
+  std::string origin;  // "" when the caller does not say
+};
+
 struct ModelSpec {
   std::string weights_path;
   std::string tokenizer_path;  // llama2.c checkpoints only (tok512.bin)
   std::string arch_path;       // DSL file; empty: <general.architecture>.tsr in model_dirs
-  std::vector<std::string> model_dirs;  // where architectures are looked up, in order
+  std::vector<ModelDir> model_dirs;  // where architectures are looked up, in order
   std::map<std::string, std::string> overrides;  // --set name=value
   DType kv_dtype = DType::F32;
   // The ops the loaded plugins declare (PluginHost::op_catalog()), for definitions that
@@ -30,10 +39,12 @@ struct ModelSpec {
 std::unique_ptr<Model> load_model(const ModelSpec& spec);
 
 // The model directories tried when no --arch is given: $TESSERA_MODEL_PATH entries
-// are passed by the caller; these are the built-in ones (install and source trees).
-std::vector<std::string> builtin_model_dirs();
+// are passed by the caller; these are the built-in ones (beside the executable, the
+// install prefix, the source tree), each once.
+std::vector<ModelDir> builtin_model_dirs();
 // Finds <arch>.tsr in `dirs`, else a file whose `model` line lists arch as an alias;
-// throws listing the directories tried.
-std::string find_architecture(const std::string& arch, const std::vector<std::string>& dirs);
+// throws listing each directory tried with its origin, and how to add one
+// (TESSERA_MODEL_PATH, a ':'-separated list of folders searched first).
+std::string find_architecture(const std::string& arch, const std::vector<ModelDir>& dirs);
 
 }  // namespace tessera::dsl

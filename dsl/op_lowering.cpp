@@ -59,7 +59,7 @@ void vector_of(const GraphBuilder& b, const OpCall& call, size_t i, int64_t n, c
 }
 
 // The params of a norm over `columns`, per head when the attribute heads > 1; the
-// weight (argument 1) has one entry per column of a group.
+// weight (argument 1), when there is one, has one entry per column of a group.
 NormParams norm_params(const GraphBuilder& b, const OpCall& call, int64_t columns) {
   const int32_t heads = b.positive_int32(call, "heads");
   if (columns % heads != 0) {
@@ -67,12 +67,14 @@ NormParams norm_params(const GraphBuilder& b, const OpCall& call, int64_t column
                            " do not split into " + std::to_string(heads) + " heads");
   }
   const int64_t group = columns / heads;
-  vector_of(b, call, 1, group,
-            heads > 1 ? "one head (" + std::to_string(columns) + " columns / " + std::to_string(heads) + " heads)"
-                      : "the " + std::to_string(columns) + " columns of " + arg(b, call, 0));
+  if (call.params[1].present) {
+    vector_of(b, call, 1, group,
+              heads > 1 ? "one head (" + std::to_string(columns) + " columns / " + std::to_string(heads) + " heads)"
+                        : "the " + std::to_string(columns) + " columns of " + arg(b, call, 0));
+  }
   NormParams params{};
   params.eps = float_attribute(call, "eps");
-  params.weight_plus_one = call.attribute("gain").choice;  // 0: weight, 1: one_plus_weight
+  params.weight_plus_one = call.attribute("gain").choice == 1;  // weight, one_plus_weight (, none)
   params.group = heads > 1 ? static_cast<int32_t>(group) : 0;
   return params;
 }
@@ -133,6 +135,27 @@ void set_rope_llama3(const GraphBuilder& b, const OpCall& call, RopeParams& para
   params.n_ctx_orig = orig_ctx;
 }
 
+// gain: none and the weight go together: a weight left out (or absent: `else none`)
+// needs gain: none, which takes none; a bias needs the weight it follows.
+void check_layer_norm_gain(const GraphBuilder& b, const OpCall& call) {
+  const ArgValue& gain = call.attribute("gain");
+  const ArgValue& weight = call.params[1];
+  const bool none = gain.choice == 2;
+  if (none && weight.present) {
+    b.fail(*weight.expr, "layer_norm: gain: none takes no weight, but " + arg(b, call, 1) + " is given");
+  }
+  const auto written = [&](const Expr& e) { return "'" + std::string(b.source().slice(e.begin, e.end)) + "'"; };
+  if (!none && !weight.present) {
+    if (!weight.expr) b.fail(*call.expr, "layer_norm without a weight needs gain: none (a norm without parameters)");
+    b.fail(*weight.expr, "layer_norm: the weight " + written(*weight.expr) +
+                             " is absent (`else none`); a norm without a weight needs gain: none");
+  }
+  if (call.params[2].present && !weight.present) {
+    b.fail(*call.params[2].expr,
+           "layer_norm: the bias " + arg(b, call, 2) + " needs a weight, but " + written(*weight.expr) + " is absent");
+  }
+}
+
 }  // namespace
 
 // embed(table [n_vocab, d]) -> [Tokens, d]: the rows of the step's token ids.
@@ -170,11 +193,14 @@ int lower_rms_norm(GraphBuilder& b, const OpCall& call) {
   return b.add_node(OpKind::RmsNorm, params, {call.tensor(0), call.tensor(1)}, x);
 }
 
-// layer_norm(x [rows, C], weight [C or C / heads], bias [same]) -> [rows, C].
+// layer_norm(x [rows, C], weight [C or C / heads], bias [same]) -> [rows, C]; with
+// gain: none there is no weight (and so no bias): a norm without parameters.
 int lower_layer_norm(GraphBuilder& b, const OpCall& call) {
   const Shape& x = matrix(b, call, 0);
+  check_layer_norm_gain(b, call);
   const NormParams params = norm_params(b, call, x[1]);
-  std::vector<int> inputs = {call.tensor(0), call.tensor(1)};
+  std::vector<int> inputs = {call.tensor(0)};
+  if (call.params[1].present) inputs.push_back(call.tensor(1));
   if (call.params[2].present) {
     vector_of(b, call, 2, b.shape(call.tensor(1))[0], "the weight " + arg(b, call, 1));
     inputs.push_back(call.tensor(2));
@@ -302,12 +328,28 @@ int lower_relu_sqr(GraphBuilder& b, const OpCall& call) {
   return b.add_node(OpKind::ReluSqr, {}, {call.tensor(0)}, b.shape(call.tensor(0)));
 }
 
-// softcap(x, cap) -> cap * tanh(x / cap).
+// softcap(x, cap) -> cap * tanh(x / cap); cap 0 is no cap (a file whose cap is null or
+// absent): x itself, with no node.
 int lower_softcap(GraphBuilder& b, const OpCall& call) {
   const double cap = call.params[1].scalar.as_double();
-  if (!(cap > 0)) b.fail(*call.params[1].expr, "softcap: the cap must be positive, not " + call.params[1].scalar.to_string());
+  if (cap == 0) return call.tensor(0);
+  if (!(cap > 0)) {
+    b.fail(*call.params[1].expr,
+           "softcap: the cap must be 0 (no cap) or positive, not " + call.params[1].scalar.to_string());
+  }
   const ScaleParams params{static_cast<float>(cap)};
   return b.add_node(OpKind::SoftCap, params, {call.tensor(0)}, b.shape(call.tensor(0)));
+}
+
+// clamp(x, lo, hi) -> min(max(x, lo), hi), same shape.
+int lower_clamp(GraphBuilder& b, const OpCall& call) {
+  const Scalar& lo = call.params[1].scalar;
+  const Scalar& hi = call.params[2].scalar;
+  if (!(lo.as_double() <= hi.as_double())) {
+    b.fail(*call.params[2].expr, "clamp: hi " + hi.to_string() + " is below lo " + lo.to_string());
+  }
+  const ClampParams params{static_cast<float>(lo.as_double()), static_cast<float>(hi.as_double())};
+  return b.add_node(OpKind::Clamp, params, {call.tensor(0)}, b.shape(call.tensor(0)));
 }
 
 int lower_scale(GraphBuilder& b, const OpCall& call) {
@@ -350,24 +392,6 @@ int lower_outputs(GraphBuilder& b, const OpCall& call) {
   const Shape& x = token_rows(b, call, 0);
   const int rows = b.step_input(StepInput::OutputRows);
   return b.add_node(OpKind::GetRows, {}, {call.tensor(0), rows}, {sym(SymDim::Outputs), x[1]});
-}
-
-int lower_elementwise(GraphBuilder& b, const Expr& e, int lhs, int rhs) {
-  const OpKind op = e.op == '+' ? OpKind::Add : OpKind::Mul;
-  const Shape& a = b.shape(lhs);
-  const Shape& c = b.shape(rhs);
-  const auto is_row_of = [](const Shape& row, const Shape& m) {
-    return row.size() == 1 && m.size() == 2 && row[0] == m[1];
-  };
-  if (a == c || is_row_of(c, a)) return b.add_node(op, {}, {lhs, rhs}, a);
-  if (is_row_of(a, c)) return b.add_node(op, {}, {rhs, lhs}, c);  // the kernel broadcasts input 1
-  b.fail_at_operator(e, "'" + std::string(1, e.op) + "' needs tensors of the same shape (or a row [C] and a [N, C]), but " +
-                b.describe(*e.args[0], lhs) + " and " + b.describe(*e.args[1], rhs) + " differ");
-}
-
-int lower_scale_by(GraphBuilder& b, int x, double factor) {
-  const ScaleParams params{static_cast<float>(factor)};
-  return b.add_node(OpKind::Scale, params, {x}, b.shape(x));
 }
 
 }  // namespace tessera::dsl

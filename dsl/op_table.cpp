@@ -77,9 +77,10 @@ const std::vector<OpSpec>& op_table() {
         choice("gain", {"weight", "one_plus_weight"}, "multiply by weight or by 1 + weight"),
         defaulted("heads", T::Int, 1, "normalise each of this many column groups alone (QK-norm)")},
        lower_rms_norm, "x / sqrt(mean(x^2) + eps) * weight, per row (or per head)"},
-      {"layer_norm", {tensor("x"), tensor("weight"), optional_tensor("bias")},
+      {"layer_norm", {tensor("x"), optional_tensor("weight"), optional_tensor("bias")},
        {defaulted("eps", T::Float, 1e-5, "added to the variance"),
-        choice("gain", {"weight", "one_plus_weight"}, "multiply by weight or by 1 + weight"),
+        choice("gain", {"weight", "one_plus_weight", "none"},
+               "multiply by weight or by 1 + weight; none: no weight (a norm without parameters)"),
         defaulted("heads", T::Int, 1, "normalise each of this many column groups alone")},
        lower_layer_norm, "(x - mean) / sqrt(var + eps) * weight + bias, per row (or per head)"},
       {"rope", {tensor("x"), optional_tensor("freq_factors")},
@@ -116,7 +117,8 @@ const std::vector<OpSpec>& op_table() {
        lower_gelu, "0.5 x (1 + erf(x / sqrt 2))"},
       {"relu", {tensor("x")}, {}, lower_relu, "max(x, 0)"},
       {"relu_sqr", {tensor("x")}, {}, lower_relu_sqr, "max(x, 0)^2"},
-      {"softcap", {tensor("x"), number("cap")}, {}, lower_softcap, "cap * tanh(x / cap)"},
+      {"softcap", {tensor("x"), number("cap")}, {}, lower_softcap, "cap * tanh(x / cap); cap 0: x (no cap)"},
+      {"clamp", {tensor("x"), number("lo"), number("hi")}, {}, lower_clamp, "min(max(x, lo), hi), lo <= hi"},
       {"scale", {tensor("x"), number("factor")}, {}, lower_scale, "x * factor"},
       {"slice", {tensor("x"), number("start"), number("count")},
        {defaulted("groups", T::Int, 1, "repeat over this many column groups (fused per-head q/k/v)"),
@@ -137,19 +139,23 @@ const OpSpec* find_op(std::string_view name) {
 
 const std::vector<ScalarFunctionSpec>& scalar_function_table() {
   using V = ValueType;
+  using S = ScalarFunctionSpec::Sections;
   static const std::vector<ScalarFunctionSpec> table = {
-      {"meta", ScalarFunction::Meta, {{"key", V::String}, {"default", V::Scalar}}, 1, true, true,
-       "the number stored under key in the GGUF metadata (hf: key in config.json)"},
+      {"meta", ScalarFunction::Meta, {{"key", V::String}, {"default", V::Scalar}}, 1, S::HParams, true,
+       "the number stored under key in the GGUF metadata (hf: key in config.json), of its default's kind",
+       true},
       {"shape", ScalarFunction::Shape,
-       {{"tensor", V::String}, {"axis", V::Scalar}, {"default", V::Scalar}}, 2, true, true,
+       {{"tensor", V::String}, {"axis", V::Scalar}, {"default", V::Scalar}}, 2, S::HParams, true,
        "dimension `axis` (outermost first) of a tensor of the weights file"},
-      {"sqrt", ScalarFunction::Sqrt, {{"x", V::Scalar}}, 1, false, false, "square root (a float)"},
-      {"pow", ScalarFunction::Pow, {{"x", V::Scalar}, {"y", V::Scalar}}, 2, false, false,
+      {"has", ScalarFunction::Has, {{"tensor", V::String}}, 1, S::HParamsAndForward, true,
+       "1 when the weights file has the tensor (hf: its name in a Hugging Face folder), else 0"},
+      {"sqrt", ScalarFunction::Sqrt, {{"x", V::Scalar}}, 1, S::All, false, "square root (a float)"},
+      {"pow", ScalarFunction::Pow, {{"x", V::Scalar}, {"y", V::Scalar}}, 2, S::All, false,
        "x to the power y (an integer for integers and y >= 0)"},
-      {"round", ScalarFunction::Round, {{"x", V::Scalar}}, 1, false, false,
+      {"round", ScalarFunction::Round, {{"x", V::Scalar}}, 1, S::All, false,
        "the nearest integer (a rotary fraction of a head, a size ratio)"},
-      {"if", ScalarFunction::If, {{"condition", V::Scalar}, {"then", V::Scalar}, {"else", V::Scalar}}, 3,
-       false, false, "`then` when condition is not 0, else `else`; also chooses attribute names"},
+      {"if", ScalarFunction::If, {{"condition", V::Scalar}, {"then", V::Scalar}, {"else", V::Scalar}}, 3, S::All,
+       false, "`then` when condition is not 0, else `else`; also chooses attribute names and tensors"},
   };
   return table;
 }

@@ -55,7 +55,7 @@ const std::vector<OpSpec>& op_table();
 const OpSpec* find_op(std::string_view name);  // nullptr if unknown
 
 // Functions of numbers. meta() and shape() read the weights file, so only the hparams
-// section may call them.
+// section may call them; has() reads it too, and is also asked per layer in forward.
 struct ScalarParam {
   std::string_view name;
   ValueType type;  // String (a literal) or Scalar
@@ -66,10 +66,15 @@ struct ScalarFunctionSpec {
   ScalarFunction id;
   std::vector<ScalarParam> params;
   size_t required = 0;  // the first `required` params must be given
-  bool hparams_only = false;
+  // Where a call may be written: weight shapes are bound before anything is read
+  // per layer, so what reads the file is refused there.
+  enum class Sections { All, HParams, HParamsAndForward };
+  Sections sections = Sections::All;
   // Takes `hf: "key"`: the key (or tensor name) to read instead in a Hugging Face folder.
   bool takes_hf_key = false;
   std::string_view help;
+  // Takes `null: value`: the value when a Hugging Face config.json gives the key as null.
+  bool takes_null_value = false;
 
   std::string signature() const;  // "meta(key, default)"
 };

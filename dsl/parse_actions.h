@@ -2,15 +2,18 @@
 // matches (internal to parser.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "dsl/ast.h"
 #include "dsl/grammar.h"
+#include "dsl/parse_limits.h"
 
 namespace tessera::dsl::parsing {
 
@@ -24,6 +27,7 @@ struct ParseState {
   explicit ParseState(ModelDef& m) : model(m) {}
 
   ModelDef& model;
+  int nesting = 0;  // nesting rules open now (limited_control, parse_limits.h)
   std::vector<ExprPtr> stack;
   std::vector<size_t> call_frames;  // stack index of each call whose arguments are open
   std::vector<std::vector<Statement>*> blocks;  // statement lists, innermost last
@@ -83,29 +87,17 @@ ExprPtr make_expr(ExprKind kind, const Input& in) {
   return e;
 }
 
-// A statement's source on one line, for node labels: comments dropped, blanks collapsed.
-inline std::string collapse_blanks(std::string_view text) {
-  std::string out;
-  bool in_string = false;
-  bool in_comment = false;
-  for (char c : text) {
-    if (in_comment) {
-      if (c == '\n') in_comment = false;
-      else continue;
-    }
-    if (c == '"') in_string = !in_string;
-    if (c == '#' && !in_string) {
-      in_comment = true;
-      continue;
-    }
-    if (std::isspace(static_cast<unsigned char>(c)) && !in_string) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-      continue;
-    }
-    out += c;
+// Sets e.depth from its operands' and refuses a tree deeper than kMaxExpressionDepth
+// (a long chain of operators: every pass over the tree recurses once per level).
+template <typename Input>
+void limit_depth(Expr& e, const Input& in) {
+  int deepest = 0;
+  for (const ExprPtr& a : e.args) deepest = std::max(deepest, a->depth);
+  for (const NamedArg& n : e.named) deepest = std::max(deepest, n.value->depth);
+  e.depth = deepest + 1;
+  if (e.depth > kMaxExpressionDepth) {
+    throw pegtl::parse_error("expression nested deeper than " + std::to_string(kMaxExpressionDepth) + " levels", in);
   }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
 }
 
 template <typename Rule>
@@ -133,6 +125,19 @@ struct action<g::number> {
         throw pegtl::parse_error("number '" + std::string(text) + "' is out of range", in);
       }
     }
+    st.stack.push_back(std::move(e));
+  }
+};
+
+template <>
+struct action<g::flag_literal> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    ExprPtr e = make_expr(ExprKind::Number, in);
+    e->is_integer = true;
+    e->is_flag = true;
+    e->integer = in.string_view() == "true" ? 1 : 0;
+    e->number = static_cast<double>(e->integer);
     st.stack.push_back(std::move(e));
   }
 };
@@ -201,6 +206,7 @@ struct action<g::call_suffix> {
     for (size_t i = at + 1; i < st.stack.size(); ++i) call.args.push_back(std::move(st.stack[i]));
     st.stack.resize(at + 1);
     call.end = end_offset(in);
+    limit_depth(call, in);
   }
 };
 
@@ -216,6 +222,7 @@ struct action<g::index_suffix> {
     base.kind = ExprKind::Index;
     base.args.push_back(std::move(index));
     base.end = end_offset(in);
+    limit_depth(base, in);
   }
 };
 
@@ -225,20 +232,35 @@ struct action<g::paren_expr> {
   static void apply(const Input& in, ParseState& st) {
     st.stack.back()->begin = location(in).offset;
     st.stack.back()->end = end_offset(in);
+    st.stack.back()->parenthesized = true;
   }
 };
 
-template <>
-struct action<g::negation> {
+// `-x` or `!x` once x has been parsed: the matched text starts with the operator.
+struct unary_action {
   template <typename Input>
   static void apply(const Input& in, ParseState& st) {
     ExprPtr e = make_expr(ExprKind::Unary, in);
-    e->op = '-';
+    e->op = std::string(1, in.peek_char(0));
     e->op_loc = e->loc;
     e->args.push_back(st.pop());
+    limit_depth(*e, in);
     st.stack.push_back(std::move(e));
   }
 };
+template <>
+struct action<g::negation> : unary_action {};
+template <>
+struct action<g::logical_not> : unary_action {};
+
+// The operator a binary tail's text starts with: two characters (<= >= == != && ||)
+// or one.
+inline std::string leading_operator(std::string_view text) {
+  for (std::string_view two : {"<=", ">=", "==", "!=", "&&", "||"}) {
+    if (text.substr(0, 2) == two) return std::string(two);
+  }
+  return std::string(text.substr(0, 1));
+}
 
 // `a op b` once b has been parsed: the matched text starts with the operator.
 struct binary_action {
@@ -247,13 +269,14 @@ struct binary_action {
     ExprPtr rhs = st.pop();
     ExprPtr lhs = st.pop();
     ExprPtr e = make_expr(ExprKind::Binary, in);
-    e->op = in.peek_char(0);
+    e->op = leading_operator(in.string_view());
     e->op_loc = e->loc;
     e->loc = lhs->loc;
     e->begin = lhs->begin;
     e->end = rhs->end;
     e->args.push_back(std::move(lhs));
     e->args.push_back(std::move(rhs));
+    limit_depth(*e, in);
     st.stack.push_back(std::move(e));
   }
 };
@@ -261,6 +284,14 @@ template <>
 struct action<g::product_tail> : binary_action {};
 template <>
 struct action<g::sum_tail> : binary_action {};
+template <>
+struct action<g::compare_tail> : binary_action {};
+template <>
+struct action<g::equality_tail> : binary_action {};
+template <>
+struct action<g::and_tail> : binary_action {};
+template <>
+struct action<g::or_tail> : binary_action {};
 
 // ---- sections and declarations ----------------------------------------------------
 template <>
@@ -273,10 +304,30 @@ struct action<g::model_name> {
 };
 
 template <>
-struct action<g::model_alias> {
+struct action<g::alias_name> {
   template <typename Input>
   static void apply(const Input& in, ParseState& st) {
     st.model.aliases.push_back(in.string());
+  }
+};
+
+// `"command-r"`: an architecture name that is not an identifier (llama.cpp spells
+// several with dashes). It is matched against a file's architecture as it is, so only
+// the characters such names use are allowed.
+template <>
+struct action<g::alias_string> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    const std::string_view text = in.string_view();
+    const std::string_view alias = text.substr(1, text.size() - 2);  // without the quotes
+    if (alias.empty()) throw pegtl::parse_error("an architecture name in quotes must not be empty", in);
+    for (char c : alias) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+        throw pegtl::parse_error("architecture name \"" + std::string(alias) + "\" may only hold letters, digits, "
+                                 "'_', '-' and '.', not '" + std::string(1, c) + "'", in);
+      }
+    }
+    st.model.aliases.emplace_back(alias);
   }
 };
 
@@ -318,6 +369,17 @@ struct action<g::hparam_def> {
     st.model.hparams.push_back(HParamDecl{leading_name(in), location(in), st.pop()});
   }
 };
+
+// `require a, b`: each condition once parsed.
+template <>
+struct action<g::requirement> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    st.model.requirements.push_back(Requirement{location(in), st.pop()});
+  }
+};
+template <>
+struct action<g::next_requirement> : action<g::requirement> {};
 
 template <>
 struct action<g::dim_open> {

@@ -12,9 +12,13 @@
 #include "dsl/parse_actions.h"
 #include "dsl/parse.h"
 #include "dsl/semantic.h"
+#include "core/util/text_file.h"
 
 namespace tessera::dsl {
 namespace {
+
+// Definitions are a few KiB; anything this large is not one (or is /dev/zero).
+constexpr uint64_t kMaxDefinitionBytes = uint64_t{4} << 20;
 
 namespace pegtl = tao::pegtl;
 namespace g = grammar;
@@ -59,7 +63,7 @@ std::unique_ptr<ModelDef> parse_syntax(std::string_view source, std::string file
   ParseState state(*model);
   pegtl::memory_input<> in(model->source.text, model->source.file_name);
   try {
-    pegtl::parse<g::model_file, action, g::error_control>(in, state);
+    pegtl::parse<g::model_file, action, g::limited_control>(in, state);
   } catch (const pegtl::parse_error& e) {
     throw syntax_error(model->source, e);
   }
@@ -73,15 +77,17 @@ std::shared_ptr<const ModelDef> parse_model(std::string_view source, std::string
 }
 
 std::shared_ptr<const ModelDef> parse_model_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    const std::string why = std::strerror(errno);
-    throw make_error(SourceText{path, ""}, SourceLocation{},
-                     "cannot read the model file: " + why);
+  std::string text;
+  try {
+    text = read_text_file(path, kMaxDefinitionBytes, "a model definition");
+  } catch (const tessera::Error& e) {
+    // "<path>: <cause>": the diagnostic names the file itself.
+    const std::string message = e.what();
+    std::string cause = message.rfind(path + ": ", 0) == 0 ? message.substr(path.size() + 2) : message;
+    if (cause.rfind("cannot open: ", 0) == 0) cause = cause.substr(13);
+    throw make_error(SourceText{path, ""}, SourceLocation{}, "cannot read the model file: " + cause);
   }
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_model(text.str(), path);
+  return parse_model(text, path);
 }
 
 }  // namespace tessera::dsl

@@ -23,6 +23,51 @@ Scalar ScalarScope::read_source(const Expr& call, ScalarFunction) const {
 
 namespace {
 
+ExprPtr literal(const Expr& at, int64_t value) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::Number;
+  e->loc = at.loc;
+  e->begin = at.begin;
+  e->end = at.end;
+  e->is_integer = true;
+  e->integer = value;
+  e->number = static_cast<double>(value);
+  return e;
+}
+
+ExprPtr string_literal(const Expr& s) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::String;
+  e->loc = s.loc;
+  e->begin = s.begin;
+  e->end = s.end;
+  e->text = s.text;
+  e->type = ValueType::String;
+  return e;
+}
+
+}  // namespace
+
+// has(name, hf: key) is shape(name, 0, -1, hf: key) >= 0: the tensor is looked up
+// exactly as shape() looks it up (hf: in a Hugging Face folder, "a|b" alternatives,
+// {placeholders}), and -1 is no dimension a tensor has.
+bool ScalarScope::has_tensor(const Expr& call) const {
+  Expr shape;
+  shape.kind = ExprKind::Call;
+  shape.text = "shape";
+  shape.loc = call.loc;
+  shape.begin = call.begin;
+  shape.end = call.end;
+  shape.args.push_back(string_literal(*call.args[0]));
+  shape.args.push_back(literal(call, 0));
+  shape.args.push_back(literal(call, -1));
+  for (const NamedArg& n : call.named) shape.named.push_back(NamedArg{n.name, n.loc, string_literal(*n.value)});
+  const Scalar first_dim = read_source(shape, ScalarFunction::Shape);
+  return first_dim.is_integer && first_dim.integer >= 0;
+}
+
+namespace {
+
 class Evaluator {
  public:
   Evaluator(const ScalarScope& scope, const SourceText& source) : scope_(scope), source_(source) {}
@@ -35,8 +80,10 @@ class Evaluator {
         if (std::optional<Scalar> v = scope_.find(e.text)) return *v;
         fail(e, "'" + e.text + "' has no numeric value here");
       case ExprKind::Unary:
+        if (e.op == "!") return truth(!is_true(eval(*e.args[0])));
         return negate(e, eval(*e.args[0]));
       case ExprKind::Binary:
+        if (e.op == "&&" || e.op == "||") return logical(e);
         return binary(e, eval(*e.args[0]), eval(*e.args[1]));
       case ExprKind::Call:
         return call(e);
@@ -55,6 +102,33 @@ class Evaluator {
   }
   std::string text(const Expr& e) const { return std::string(source_.slice(e.begin, e.end)); }
 
+  static bool is_true(const Scalar& v) { return v.as_double() != 0; }
+  static Scalar truth(bool b) { return Scalar::of_integer(b ? 1 : 0); }
+
+  // && and || evaluate their right operand only when the left one does not decide,
+  // so `hf || meta(...)` reads nothing from a Hugging Face folder.
+  Scalar logical(const Expr& e) const {
+    const bool left = is_true(eval(*e.args[0]));
+    if (e.op == "&&" ? !left : left) return truth(left);
+    return truth(is_true(eval(*e.args[1])));
+  }
+
+  // Integers compare exactly (as int64: 2^53 + 1 is not 2^53); a float operand makes
+  // both doubles.
+  static Scalar compare(const std::string& op, const Scalar& a, const Scalar& b) {
+    if (a.is_integer && b.is_integer) return compare_values(op, a.integer, b.integer);
+    return compare_values(op, a.as_double(), b.as_double());
+  }
+  template <class T>
+  static Scalar compare_values(const std::string& op, T a, T b) {
+    if (op == "<") return truth(a < b);
+    if (op == "<=") return truth(a <= b);
+    if (op == ">") return truth(a > b);
+    if (op == ">=") return truth(a >= b);
+    if (op == "==") return truth(a == b);
+    return truth(a != b);  // "!="
+  }
+
   Scalar negate(const Expr& e, Scalar v) const {
     if (!v.is_integer) return Scalar::of_real(-v.real);
     if (v.integer == INT64_MIN) fail(e, "integer overflow in '" + text(e) + "'");
@@ -62,16 +136,15 @@ class Evaluator {
   }
 
   Scalar binary(const Expr& e, Scalar a, Scalar b) const {
-    if (e.op == '%') return remainder(e, a, b);
+    if (e.op == "%") return remainder(e, a, b);
+    if (is_relational_operator(e.op) || is_equality_operator(e.op)) return compare(e.op, a, b);
     if (!a.is_integer || !b.is_integer) return real_binary(e, a.as_double(), b.as_double());
     int64_t r = 0;
     bool overflow = false;
-    switch (e.op) {
-      case '+': overflow = __builtin_add_overflow(a.integer, b.integer, &r); break;
-      case '-': overflow = __builtin_sub_overflow(a.integer, b.integer, &r); break;
-      case '*': overflow = __builtin_mul_overflow(a.integer, b.integer, &r); break;
-      default: return integer_divide(e, a.integer, b.integer);
-    }
+    if (e.op == "+") overflow = __builtin_add_overflow(a.integer, b.integer, &r);
+    else if (e.op == "-") overflow = __builtin_sub_overflow(a.integer, b.integer, &r);
+    else if (e.op == "*") overflow = __builtin_mul_overflow(a.integer, b.integer, &r);
+    else return integer_divide(e, a.integer, b.integer);
     if (overflow) fail(e, "integer overflow in '" + text(e) + "'");
     return Scalar::of_integer(r);
   }
@@ -96,12 +169,9 @@ class Evaluator {
   }
 
   Scalar real_binary(const Expr& e, double a, double b) const {
-    switch (e.op) {
-      case '+': return Scalar::of_real(a + b);
-      case '-': return Scalar::of_real(a - b);
-      case '*': return Scalar::of_real(a * b);
-      default: break;
-    }
+    if (e.op == "+") return Scalar::of_real(a + b);
+    if (e.op == "-") return Scalar::of_real(a - b);
+    if (e.op == "*") return Scalar::of_real(a * b);
     if (b == 0) fail(e, "division by zero in '" + text(e) + "'");
     return Scalar::of_real(a / b);
   }
@@ -116,7 +186,8 @@ class Evaluator {
         return Scalar::of_real(std::sqrt(x));
       }
       case ScalarFunction::Pow: return power(e, eval(*e.args[0]), eval(*e.args[1]));
-      case ScalarFunction::If: return eval(*e.args[eval(*e.args[0]).as_double() != 0 ? 1 : 2]);
+      case ScalarFunction::If: return eval(*e.args[is_true(eval(*e.args[0])) ? 1 : 2]);
+      case ScalarFunction::Has: return truth(scope_.has_tensor(e));
       case ScalarFunction::Round: {
         const double x = std::round(eval(*e.args[0]).as_double());
         if (!(std::fabs(x) < 9e18)) fail(e, "'" + text(e) + "' does not fit an integer");

@@ -23,8 +23,8 @@ struct Scalar {
   std::string to_string() const;
 };
 
-// The scalar functions (see op_table.h) that read the weights file.
-enum class ScalarFunction { Meta, Shape, Sqrt, Pow, If, Round };
+// The scalar functions (see op_table.h); Meta, Shape and Has read the weights file.
+enum class ScalarFunction { Meta, Shape, Sqrt, Pow, If, Round, Has };
 
 // What a scalar expression can see.
 class ScalarScope {
@@ -35,6 +35,10 @@ class ScalarScope {
   // Evaluates meta(...) or shape(...). Only the hparams section offers them (the
   // semantic check refuses them elsewhere), so the default throws.
   virtual Scalar read_source(const Expr& call, ScalarFunction fn) const;
+  // has(name, hf: key): whether the weights file holds that tensor. The default asks
+  // read_source() for shape(name, 0, -1, hf: key), so a scope that reads shapes (the
+  // hparams section's) answers it the same way; the forward section's scope overrides it.
+  virtual bool has_tensor(const Expr& call) const;
 };
 
 // Evaluates a scalar expression; throws DslError (division not exact, by zero,

@@ -5,6 +5,7 @@
 
 #include "dsl/diagnostics.h"
 #include "dsl/op_table.h"
+#include "dsl/requirements.h"
 #include "dsl/semantic_expr.h"
 
 namespace tessera::dsl {
@@ -23,6 +24,7 @@ class ModelChecker {
   void run() {
     check_sections();
     check_hparams();
+    check_requirements();
     check_weights();
     check_block_declarations();
     check_forward();
@@ -50,8 +52,7 @@ class ModelChecker {
   void check_hparams() {
     for (size_t i = 0; i < model_.hparams.size(); ++i) {
       HParamDecl& h = model_.hparams[i];
-      if (h.name == "arch") fail(h.loc, "'arch' is reserved: {arch} names the weights file's architecture");
-      if (h.name == kHfFormatName) fail(h.loc, "'hf' is reserved: it is 1 when the weights are a Hugging Face folder");
+      if (const std::string reserved = reserved_name(h.name); !reserved.empty()) fail(h.loc, reserved);
       for (size_t j = 0; j < i; ++j) {
         if (model_.hparams[j].name == h.name) {
           fail(h.loc, "duplicate hyper-parameter " + quoted(h.name) + " (first defined at " +
@@ -60,6 +61,19 @@ class ModelChecker {
       }
       NameScope scope{Section::HParams, i, {}, nullptr};
       exprs_.expect(*h.value, scope, ValueType::Scalar, "hyper-parameter " + quoted(h.name));
+    }
+  }
+
+  // `require a, b`: numbers over any hyper-parameters of the section (each is checked
+  // once they all have values), reading nothing else.
+  void check_requirements() {
+    for (Requirement& r : model_.requirements) {
+      const NameScope scope{Section::Requirement, model_.hparams.size(), {}, nullptr};
+      exprs_.expect(*r.condition, scope, ValueType::Scalar, "a condition of 'require'");
+      if (names_in(*r.condition).empty()) {
+        fail(r.loc, "the requirement '" + collapse_blanks(model_.source.slice(r.condition->begin, r.condition->end)) +
+                        "' names no hyper-parameter, so it checks nothing");
+      }
     }
   }
 
@@ -85,6 +99,7 @@ class ModelChecker {
     else if (scope.has_loop_var(name)) hidden = "an enclosing loop variable";
     else if (name == "arch") hidden = "the {arch} placeholder";
     else if (name == kHfFormatName) hidden = "the predefined 'hf'";
+    else if (name == "true" || name == "false") hidden = "the flag " + quoted(name);
     if (!hidden.empty()) {
       fail(at, std::string(what) + " " + quoted(name) + " would hide " + hidden + "; choose another name");
     }
@@ -102,7 +117,7 @@ class ModelChecker {
                           line_of(model_.weights[j].loc) + ")");
         }
       }
-      if (w.name == kHfFormatName) fail(w.loc, "'hf' is reserved: it is 1 when the weights are a Hugging Face folder");
+      if (w.name == kHfFormatName || w.name == "true" || w.name == "false") fail(w.loc, reserved_name(w.name));
       if (w.name == kAbsentFallback) fail(w.loc, "'none' is reserved: `else none` marks an optional weight");
       if (const HParamDecl* h = model_.find_hparam(w.name)) {
         fail(w.loc, "weight " + quoted(w.name) + " has the name of the hyper-parameter at " + line_of(h->loc));
@@ -173,13 +188,13 @@ class ModelChecker {
   // The body of `block` with number parameters as loop-like names and tensor
   // parameters as variables; it sees no variables of its callers.
   void check_block_body(const BlockDef& block, const std::vector<ValueType>& types) {
-    std::vector<std::map<std::string, SourceLocation>> saved = std::move(variables_);
+    VariableScopes saved = std::move(variables_);
     variables_.assign(1, {});
     NameScope scope{Section::Forward, model_.hparams.size(), {}, &variables_};
     scope.block_index = static_cast<int>(&block - model_.blocks.data());
     for (size_t p = 0; p < block.params.size(); ++p) {
       if (types[p] == ValueType::Scalar) scope.loop_vars.push_back(block.params[p]);
-      else variables_.front().emplace(block.params[p], block.param_locs[p]);
+      else variables_.front().emplace(block.params[p], Variable{block.param_locs[p], ValueType::Tensor});
     }
     check_block(model_.blocks[static_cast<size_t>(scope.block_index)].body, scope);
     variables_ = std::move(saved);
@@ -195,9 +210,13 @@ class ModelChecker {
     variables_.assign(1, {});
     NameScope scope{Section::Forward, model_.hparams.size(), {}, &variables_};
     check_block(model_.forward, scope);
-    if (!variables_.front().count("logits")) {
+    const auto logits = variables_.front().find("logits");
+    if (logits == variables_.front().end()) {
       fail(model_.forward_loc,
            "the forward section does not assign 'logits', the model's output");
+    }
+    if (logits->second.type != ValueType::Tensor) {
+      fail(logits->second.loc, "'logits', the model's output, must be a tensor, but is a number");
     }
   }
 
@@ -219,11 +238,27 @@ class ModelChecker {
         exprs_.expect(*s.value, scope, ValueType::Tensor, "the value of a block");
         continue;
       }
-      exprs_.expect(*s.value, scope, ValueType::Tensor, "the value of " + quoted(s.target));
-      if (!scope.find_variable(s.target)) {
-        check_new_name(s.target, s.loc, scope, "variable");
-        variables_.back().emplace(s.target, s.loc);
-      }
+      check_assignment(s, scope);
+    }
+  }
+
+  // `name = expression`: a tensor, or a number named for the statements after it. A
+  // name keeps its kind: a tensor variable cannot become a number, nor the reverse.
+  void check_assignment(Statement& s, const NameScope& scope) {
+    const ValueType type = exprs_.check(*s.value, scope);
+    if (type != ValueType::Tensor && type != ValueType::Scalar) {
+      fail(s.value->loc, "the value of " + quoted(s.target) + " must be a tensor or a number, but '" +
+                             std::string(model_.source.slice(s.value->begin, s.value->end)) + "' is " +
+                             std::string(describe_type(type)));
+    }
+    const Variable* known = scope.find_variable(s.target);
+    if (!known) {
+      check_new_name(s.target, s.loc, scope, type == ValueType::Scalar ? "number" : "variable");
+      variables_.back().emplace(s.target, Variable{s.loc, type});
+    } else if (known->type != type) {
+      fail(s.value->loc, quoted(s.target) + " is " + std::string(describe_type(known->type)) + " (" +
+                             line_of(known->loc) + "), so it cannot be given " + std::string(describe_type(type)) +
+                             "; choose another name");
     }
   }
 
@@ -244,7 +279,7 @@ class ModelChecker {
   ModelDef& model_;
   std::set<std::string> used_weights_;
   ExprChecker exprs_;
-  std::vector<std::map<std::string, SourceLocation>> variables_;
+  VariableScopes variables_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "dsl/diagnostics.h"
 #include "dsl/name_template.h"
 #include "dsl/op_table.h"
+#include "dsl/nesting_limits.h"
 
 namespace tessera::dsl {
 
@@ -12,7 +13,7 @@ bool NameScope::has_loop_var(std::string_view name) const {
   return std::find(loop_vars.begin(), loop_vars.end(), name) != loop_vars.end();
 }
 
-const SourceLocation* NameScope::find_variable(std::string_view name) const {
+const Variable* NameScope::find_variable(std::string_view name) const {
   if (!variables) return nullptr;
   for (const auto& block : *variables) {
     const auto it = block.find(std::string(name));
@@ -30,6 +31,15 @@ std::string_view describe_type(ValueType t) {
     case ValueType::Unknown: break;
   }
   return "nothing";
+}
+
+std::string reserved_name(std::string_view name) {
+  if (name == "arch") return "'arch' is reserved: {arch} names the weights file's architecture";
+  if (name == kHfFormatName) return "'hf' is reserved: it is 1 when the weights are a Hugging Face folder";
+  if (name == "true" || name == "false") {
+    return "'" + std::string(name) + "' is reserved: true and false are the flags 1 and 0";
+  }
+  return "";
 }
 
 namespace {
@@ -90,7 +100,7 @@ std::vector<std::string> ExprChecker::visible_names(const NameScope& scope) cons
     for (const WeightDecl& w : model_.weights) names.push_back(w.name);
     if (scope.variables) {
       for (const auto& block : *scope.variables) {
-        for (const auto& [name, loc] : block) names.push_back(name);
+        for (const auto& [name, variable] : block) names.push_back(name);
       }
     }
   }
@@ -102,9 +112,9 @@ ValueType ExprChecker::check_name(Expr& e, const NameScope& scope) {
     e.name_kind = NameKind::LoopVar;
     return ValueType::Scalar;
   }
-  if (scope.find_variable(e.text)) {
+  if (const Variable* v = scope.find_variable(e.text)) {
     e.name_kind = NameKind::Variable;
-    return ValueType::Tensor;
+    return v->type;
   }
   if (const WeightDecl* w = model_.find_weight(e.text)) {
     if (scope.section != Section::Forward) {
@@ -153,36 +163,9 @@ ValueType ExprChecker::check_index(Expr& e, const NameScope& scope) {
   return ValueType::Tensor;
 }
 
-ValueType ExprChecker::check_unary(Expr& e, const NameScope& scope) {
-  expect(*e.args[0], scope, ValueType::Scalar, "the operand of '-'");
-  return ValueType::Scalar;
-}
-
-// Numbers combine with + - * /; tensors add (+) and multiply elementwise (*); a tensor
-// times or divided by a number is scaled.
-ValueType ExprChecker::check_binary(Expr& e, const NameScope& scope) {
-  const ValueType a = check(*e.args[0], scope);
-  const ValueType b = check(*e.args[1], scope);
-  const auto text_of = [&](const Expr& x) { return quoted(model_.source.slice(x.begin, x.end)); };
-  for (const Expr* operand : {e.args[0].get(), e.args[1].get()}) {
-    if (operand->type != ValueType::Scalar && operand->type != ValueType::Tensor) {
-      fail(operand->loc, "operator '" + std::string(1, e.op) + "' needs numbers or tensors, but " +
-                             text_of(*operand) + " is " + std::string(describe_type(operand->type)));
-    }
-  }
-  if (a == ValueType::Scalar && b == ValueType::Scalar) return ValueType::Scalar;
-  if (a == ValueType::Tensor && b == ValueType::Tensor) {
-    if (e.op == '+' || e.op == '*') return ValueType::Tensor;
-    fail(e.op_loc, "operator '" + std::string(1, e.op) +
-                    "' is not defined for two tensors (only + and elementwise *)");
-  }
-  if (e.op == '*' || (e.op == '/' && a == ValueType::Tensor)) return ValueType::Tensor;
-  fail(e.op_loc, "operator '" + std::string(1, e.op) + "' cannot combine a tensor and a number (" +
-                  text_of(*e.args[0]) + " and " + text_of(*e.args[1]) + "); scale with *");
-}
-
 ValueType ExprChecker::check_call(Expr& e, const NameScope& scope) {
   if (is_plugin_op_name(e.text)) return check_plugin_op_call(e, scope);
+  if (e.text == "if" && e.args.size() == 3 && e.named.empty()) return check_if(e, scope);
   if (const BlockDef* block = model_.find_block(e.text)) return check_block_call(e, *block, scope);
   if (find_op(e.text)) return check_op_call(e, scope);
   if (find_scalar_function(e.text)) return check_scalar_call(e, scope);
@@ -296,7 +279,12 @@ ValueType ExprChecker::check_block_call(Expr& e, const BlockDef& block, const Na
   const auto known = block_param_types_.find(&block);
   if (known == block_param_types_.end()) {
     block_param_types_.emplace(&block, types);
+    // A chain of blocks each calling the one before is checked recursively: bounded.
+    if (++block_nesting_ > kMaxBlockNesting) {
+      fail(e.loc, "blocks call one another more than " + std::to_string(kMaxBlockNesting) + " deep");
+    }
     check_block_body_(block, types);
+    --block_nesting_;
     return ValueType::Tensor;
   }
   for (size_t i = 0; i < types.size(); ++i) {
@@ -332,13 +320,31 @@ void ExprChecker::check_choice(Expr& value, const ArgSpec& spec, const std::stri
 
 ValueType ExprChecker::check_scalar_call(Expr& e, const NameScope& scope) {
   const ScalarFunctionSpec& fn = *find_scalar_function(e.text);
-  if (fn.hparams_only && scope.section != Section::HParams) {
+  using S = ScalarFunctionSpec::Sections;
+  if (fn.sections != S::All && scope.section == Section::Requirement) {
+    fail(e.loc, "a requirement checks hyper-parameters and cannot read the weights file; define one as " +
+                    e.text + "(...) and require a condition on it");
+  }
+  if (fn.sections == S::HParams && scope.section != Section::HParams) {
     fail(e.loc, e.text + "() can only be used in the hparams section");
+  }
+  if (fn.sections == S::HParamsAndForward && scope.section == Section::Weights) {
+    fail(e.loc, e.text + "() can only be used in the hparams and forward sections");
   }
   for (NamedArg& arg : e.named) {
     if (!fn.takes_hf_key) fail(arg.loc, e.text + "() takes no named arguments");
-    if (arg.name != "hf") fail(arg.loc, e.text + "() takes one named argument, hf: \"key\", not " + quoted(arg.name));
-    if (&arg != &e.named.front()) fail(arg.loc, "hf: is given twice");
+    const bool known = arg.name == "hf" || (fn.takes_null_value && arg.name == "null");
+    if (!known) {
+      fail(arg.loc, e.text + "() takes " +
+                        (fn.takes_null_value ? "the named arguments hf: \"key\" and null: value"
+                                             : "one named argument, hf: \"key\"") +
+                        ", not " + quoted(arg.name));
+    }
+    if (named_value(e, arg.name) != arg.value.get()) fail(arg.loc, arg.name + ": is given twice");
+    if (arg.name == "null") {
+      expect(*arg.value, scope, ValueType::Scalar, "null: of " + e.text + "()");
+      continue;
+    }
     if (arg.value->kind != ExprKind::String) fail(arg.value->loc, "hf: must be a string literal");
     arg.value->type = ValueType::String;
     check_template(arg.value->text, arg.value->loc, scope);
@@ -373,6 +379,7 @@ void ExprChecker::check_template(std::string_view text, SourceLocation at, const
   }
   for (const Placeholder& p : placeholders) {
     if (p.name == "arch" || scope.has_loop_var(p.name)) continue;
+    if (const Variable* v = scope.find_variable(p.name); v && v->type == ValueType::Scalar) continue;
     const auto* h = model_.find_hparam(p.name);
     if (h && static_cast<size_t>(h - model_.hparams.data()) < scope.visible_hparams) continue;
     std::vector<std::string> known = {"arch"};

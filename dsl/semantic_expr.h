@@ -1,5 +1,6 @@
 // The semantic check of expressions: what each name refers to, whether calls match the
 // op table (arity, attribute names and types), and the type (tensor or number) of each.
+// Operators and if() are checked in semantic_operators.cpp.
 #pragma once
 
 #include <functional>
@@ -18,19 +19,31 @@ struct ArgSpec;
 // The predefined number that is 1 when the weights are a Hugging Face folder, else 0.
 inline constexpr std::string_view kHfFormatName = "hf";
 
-enum class Section { HParams, Weights, Forward };
+// Where an expression is written; Requirement: a condition of `require` (hparams section).
+enum class Section { HParams, Requirement, Weights, Forward };
+
+// "'true' is reserved: ..." when `name` is predefined in the language (arch, hf, true,
+// false), else "".
+std::string reserved_name(std::string_view name);
+
+// A name assigned in the forward section or a block: a tensor, or a named number.
+struct Variable {
+  SourceLocation loc;  // its first assignment
+  ValueType type = ValueType::Tensor;
+};
+using VariableScopes = std::vector<std::map<std::string, Variable>>;
 
 // What an expression may refer to where it is written.
 struct NameScope {
   Section section = Section::Forward;
   size_t visible_hparams = 0;          // hparams [0, n) of the model are defined here
   std::vector<std::string> loop_vars;  // innermost last
-  // Forward: the variables defined so far, one map (name -> where) per block, innermost last.
-  const std::vector<std::map<std::string, SourceLocation>>* variables = nullptr;
+  // Forward: the variables defined so far, one map per block, innermost last.
+  const VariableScopes* variables = nullptr;
   int block_index = -1;  // inside a block's body: its index in ModelDef::blocks
 
   bool has_loop_var(std::string_view name) const;
-  const SourceLocation* find_variable(std::string_view name) const;
+  const Variable* find_variable(std::string_view name) const;
 };
 
 class ExprChecker {
@@ -58,7 +71,10 @@ class ExprChecker {
   ValueType check_index(Expr& e, const NameScope& scope);
   ValueType check_unary(Expr& e, const NameScope& scope);
   ValueType check_binary(Expr& e, const NameScope& scope);
+  ValueType check_arithmetic(Expr& e, ValueType a, ValueType b);
+  ValueType check_logic(Expr& e);
   ValueType check_call(Expr& e, const NameScope& scope);
+  ValueType check_if(Expr& e, const NameScope& scope);
   ValueType check_op_call(Expr& e, const NameScope& scope);
   ValueType check_plugin_op_call(Expr& e, const NameScope& scope);
   ValueType check_scalar_call(Expr& e, const NameScope& scope);
@@ -72,6 +88,7 @@ class ExprChecker {
   std::set<std::string>* used_weights_;
   BlockBodyCheck check_block_body_;
   std::map<const BlockDef*, std::vector<ValueType>> block_param_types_;
+  int block_nesting_ = 0;  // block bodies being checked, the outermost first
 };
 
 // True for a call name of the form `plugin.op`: an op a plugin declares.

@@ -6,6 +6,7 @@
 
 #include "core/tensor/dtype.h"
 #include "core/util/format_bytes.h"
+#include "dsl/file_coverage.h"
 
 namespace tessera::dsl {
 
@@ -92,6 +93,24 @@ std::string hparam_line(const HParam& h, size_t width) {
   return line + "\n";
 }
 
+// What of the weights file the definition reads: "tensors: 47 of 48 in the file used;
+// not used: ..." and the architectural metadata it leaves unread, if any.
+std::string coverage_lines(const FileCoverage& c) {
+  constexpr size_t kCap = 32;
+  std::string out = "tensors: " + grouped(c.used_tensors) + " of " + grouped(c.file_tensors) + " in the file used";
+  if (!c.ignored_buffers.empty()) {
+    out += " (" + grouped(static_cast<int64_t>(c.ignored_buffers.size())) + " non-parameter buffer(s) skipped)";
+  }
+  if (!c.unused_tensors.empty()) out += "; not used: " + capped_list(c.unused_tensors, kCap);
+  out += "\n";
+  if (!c.unread_keys.empty()) {
+    std::vector<std::string> keys;
+    for (const FileCoverage::Key& k : c.unread_keys) keys.push_back(k.name + " = " + k.value);
+    out += "metadata not read: " + capped_list(keys, kCap) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_summary(const CompiledModel& model, const ModelSummary& s) {
@@ -102,6 +121,7 @@ std::string format_summary(const CompiledModel& model, const ModelSummary& s) {
   for (const HParam& h : model.hparams) out += hparam_line(h, width);
   out += "weights: " + grouped(s.n_weight_tensors) + " tensors, " + grouped(s.n_params) +
          " parameters, " + bytes(s.weight_bytes) + "\n";
+  if (model.coverage.checked) out += coverage_lines(model.coverage);
   out += "graph: " + grouped(s.n_nodes) + " nodes, " + std::to_string(model.n_layers) +
          " attention layers (" + op_list(s.op_counts) + ")\n";
   if (s.first_layer >= 0) {

@@ -35,7 +35,8 @@ struct ModelSummary {
 // (0: the model's n_ctx) and the KV cache for `batch` sequences of that length.
 ModelSummary summarize(const CompiledModel& model, int64_t context_length = 0, int64_t batch = 1);
 
-// The multi-line report `tessera check` prints.
+// The multi-line report `tessera check` prints; compiled against a file, it says how
+// many of the file's tensors the definition reads and what it leaves unread.
 std::string format_summary(const CompiledModel& model, const ModelSummary& summary);
 
 }  // namespace tessera::dsl

@@ -86,6 +86,9 @@ constexpr std::array kSpecs = {
     reference_only<TSR_OP_RELU_SQR, relu_sqr_ref>(TSR_DTYPE_F32, "cpu.relu_sqr.f32"),
     reference_only<TSR_OP_SOFTCAP, softcap_ref>(TSR_DTYPE_F32, "cpu.softcap.f32"),
     reference_only<TSR_OP_SLICE, slice_ref>(TSR_DTYPE_F32, "cpu.slice.f32"),
+    reference_only<TSR_OP_SUB, sub_ref>(TSR_DTYPE_F32, "cpu.sub.f32"),
+    reference_only<TSR_OP_AFFINE, affine_ref>(TSR_DTYPE_F32, "cpu.affine.f32"),
+    reference_only<TSR_OP_CLAMP, clamp_ref>(TSR_DTYPE_F32, "cpu.clamp.f32"),
 };
 
 constexpr auto make_descs() {

@@ -75,6 +75,9 @@ constexpr std::array kKernels = {
     kernel<TSR_OP_RELU_SQR, relu_sqr>(TSR_DTYPE_F32, "vulkan.relu_sqr.f32"),
     kernel<TSR_OP_SOFTCAP, softcap>(TSR_DTYPE_F32, "vulkan.softcap.f32"),
     kernel<TSR_OP_SLICE, slice>(TSR_DTYPE_F32, "vulkan.slice.f32"),
+    kernel<TSR_OP_SUB, sub>(TSR_DTYPE_F32, "vulkan.sub.f32"),
+    kernel<TSR_OP_AFFINE, affine>(TSR_DTYPE_F32, "vulkan.affine.f32"),
+    kernel<TSR_OP_CLAMP, clamp>(TSR_DTYPE_F32, "vulkan.clamp.f32"),
 };
 
 }  // namespace

@@ -34,6 +34,9 @@ enum class OpKind : int32_t {
   SoftCap = TSR_OP_SOFTCAP,
   Slice = TSR_OP_SLICE,
   Custom = TSR_OP_CUSTOM,
+  Sub = TSR_OP_SUB,
+  Affine = TSR_OP_AFFINE,
+  Clamp = TSR_OP_CLAMP,
 };
 inline constexpr int kOpKindCount = TSR_OP_COUNT;
 
@@ -43,6 +46,8 @@ using KvWriteParams = tsr_kv_write_params;
 using AttentionParams = tsr_attention_params;
 using ScaleParams = tsr_scale_params;
 using SliceParams = tsr_slice_params;
+using AffineParams = tsr_affine_params;
+using ClampParams = tsr_clamp_params;
 
 // The attributes of a node of OpKind::Custom: the declared op it calls and its
 // attribute values in declaration order (defaults filled in).
@@ -55,7 +60,7 @@ struct CustomOpParams {
 // The attributes of one node; std::monostate for ops without attributes.
 using OpParams =
     std::variant<std::monostate, NormParams, RopeParams, KvWriteParams, AttentionParams, ScaleParams,
-                 SliceParams, CustomOpParams>;
+                 SliceParams, CustomOpParams, AffineParams, ClampParams>;
 
 // Which op a kernel runs: a built-in one, or (op Custom) the declared op `custom`.
 // Converts from OpKind for the built-in ones.

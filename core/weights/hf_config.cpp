@@ -41,12 +41,15 @@ MetaValue array_element(const Json& item) {
 }
 
 void flatten_into(const Json& object, const std::string& prefix, const std::string& label,
-                  std::map<std::string, MetaValue>* out) {
+                  std::map<std::string, MetaValue>* out, std::set<std::string>* null_keys) {
   for (const auto& [key, value] : object.items()) {
     const std::string flat_key = prefix.empty() ? key : prefix + "." + key;
-    if (value.is_null()) continue;
+    if (value.is_null()) {
+      if (null_keys) null_keys->insert(flat_key);
+      continue;
+    }
     if (value.is_object()) {
-      flatten_into(value, flat_key, label, out);
+      flatten_into(value, flat_key, label, out, null_keys);
     } else if (!out->emplace(flat_key, scalar_or_array(value)).second) {
       throw Error(label + ": two entries flatten to the key '" + flat_key + "'");
     }
@@ -56,13 +59,14 @@ void flatten_into(const Json& object, const std::string& prefix, const std::stri
 }  // namespace
 
 std::map<std::string, MetaValue> flatten_config_json(std::string_view text,
-                                                     const std::string& label) {
+                                                     const std::string& label,
+                                                     std::set<std::string>* null_keys) {
   const Json config = parse_json_text(text, label, "");
   if (!config.is_object()) {
     throw Error(label + ": holds " + json_kind(config) + ", not a JSON object");
   }
   std::map<std::string, MetaValue> metadata;
-  flatten_into(config, "", label, &metadata);
+  flatten_into(config, "", label, &metadata, null_keys);
   return metadata;
 }
 

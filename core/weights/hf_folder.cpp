@@ -127,8 +127,10 @@ void HfFolder::load_config() {
                 "needs one)");
   }
   const MappedFile config(config_path);
-  metadata_ = flatten_config_json(text_of(config), config_path);
+  metadata_ = flatten_config_json(text_of(config), config_path, &null_keys_);
 }
+
+std::string HfFolder::metadata_path() const { return file_in(folder_, kHfConfigName); }
 
 void HfFolder::load_shards(const std::string& index_path) {
   const std::map<std::string, std::string> weight_map = read_weight_map(index_path);

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ class HfFolder : public WeightFile {
   std::string format() const override { return "hf"; }
   // config.json flattened as flatten_config_json() describes.
   const std::map<std::string, MetaValue>& metadata() const override { return metadata_; }
+  // FOLDER/config.json.
+  std::string metadata_path() const override;
+  // The keys config.json gives as null (dotted as in metadata()).
+  bool meta_is_null(const std::string& key) const override { return null_keys_.count(key) > 0; }
   // Every tensor of every safetensors file, sorted by name.
   const std::vector<TensorView>& tensors() const override { return tensors_; }
 
@@ -47,6 +52,7 @@ class HfFolder : public WeightFile {
 
   std::string folder_;
   std::map<std::string, MetaValue> metadata_;
+  std::set<std::string> null_keys_;
   std::vector<std::unique_ptr<SafetensorsFile>> files_;  // keep every TensorView valid
   std::vector<TensorView> tensors_;
 };

@@ -41,6 +41,48 @@ void check_llama3(const tsr_rope_params& p) {
 
 }  // namespace
 
+int64_t check_norm(const TensorInfo& x, const TensorInfo* w, const TensorInfo* b, const TensorInfo& out,
+                   const tsr_norm_params& params, std::string_view op) {
+  expect_dtype(x, TSR_DTYPE_F32, op, "x");
+  if (w) expect_dtype(*w, TSR_DTYPE_F32, op, "w");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  if (params.group < 0) fail(op, "group must be >= 0, got " + std::to_string(params.group));
+  const int64_t cols = x.cols();
+  if (params.group > 0 && cols % params.group != 0) {
+    fail(op, "group " + std::to_string(params.group) + " does not divide the " + std::to_string(cols) +
+                 " columns of x");
+  }
+  const int64_t group = params.group > 0 ? params.group : cols;
+  if (w) expect_vector(*w, group, op, "w");
+  expect_matrix(out, x.rows(), cols, op, "out");
+  if (b) {
+    expect_dtype(*b, TSR_DTYPE_F32, op, "b");
+    expect_vector(*b, group, op, "b");
+  }
+  if (!(params.eps >= 0.0f)) fail(op, "eps must be >= 0, got " + std::to_string(params.eps));
+  return group;
+}
+
+bool check_binary(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out, std::string_view op) {
+  expect_dtype(a, TSR_DTYPE_F32, op, "a");
+  expect_dtype(b, TSR_DTYPE_F32, op, "b");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_matrix(out, a.rows(), a.cols(), op, "out");
+  const bool same_shape = b.rows() == a.rows() && b.cols() == a.cols();
+  const bool broadcast = !same_shape && b.ndim == 1 && b.cols() == a.cols();
+  if (!same_shape && !broadcast) {
+    fail(op, "b has shape " + shape_label(b) + ", expected " + shape_label(a) + " or [" + std::to_string(a.cols()) +
+                 "]");
+  }
+  return broadcast;
+}
+
+void check_clamp_params(const tsr_clamp_params& p) {
+  if (!(p.lo <= p.hi)) {
+    fail("clamp", "needs lo <= hi, got lo " + std::to_string(p.lo) + " and hi " + std::to_string(p.hi));
+  }
+}
+
 void check_rope_params(const tsr_rope_params& p) {
   if (p.n_heads <= 0 || p.head_dim <= 0) {
     fail(kOp, "n_heads " + std::to_string(p.n_heads) + " and head_dim " +

@@ -210,7 +210,7 @@ forward {
     {"OverrideMakesShapeNonInteger",
      R"(model tiny
 hparams {
-  d = 4
+  d = 4.0   # a number, so --set may give it a fraction
   v = 8
 }
 weights {

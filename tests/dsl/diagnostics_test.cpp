@@ -76,5 +76,19 @@ TEST(ParseModelFile, RefusesAFileThatCannotBeRead) {
   }
 }
 
+TEST(ParseModelFile, RefusesADeviceOrADirectoryWithoutReadingIt) {
+  const auto message_of = [](const std::string& path) {
+    try {
+      parse_model_file(path);
+    } catch (const DslError& e) {
+      return std::string(e.what());
+    }
+    return std::string("parsed");
+  };
+  EXPECT_EQ(message_of("/dev/zero"),
+            "/dev/zero: error: cannot read the model file: is not a regular file (a character device)\n");
+  EXPECT_EQ(message_of("/tmp"), "/tmp: error: cannot read the model file: is a directory\n");
+}
+
 }  // namespace
 }  // namespace tessera::dsl

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ class FakeWeightFile : public WeightFile {
   std::string format() const override { return format_; }
   const std::map<std::string, MetaValue>& metadata() const override { return meta_; }
   const std::vector<TensorView>& tensors() const override { return tensors_; }
+  // A folder's metadata is its config.json.
+  std::string metadata_path() const override { return format_ == "hf" ? path_ + "/config.json" : path_; }
+  bool meta_is_null(const std::string& key) const override { return nulls_.count(key) > 0; }
 
   // GGUF integers are unsigned 32-bit; readers widen them to uint64.
   void set_uint(const std::string& key, uint64_t v) { set(key, v, 4); }
@@ -29,6 +33,15 @@ class FakeWeightFile : public WeightFile {
   // A config.json integer: signed, with no GGUF type code.
   void set_int(const std::string& key, int64_t v) { set(key, v, -1); }
   void set_string(const std::string& key, const std::string& v) { set(key, v, 8); }
+  void set_bool(const std::string& key, bool v) { set(key, v, 7); }
+  // A config.json number written with a fraction or exponent: a double, no GGUF type code.
+  void set_double(const std::string& key, double v) { set(key, v, -1); }
+  void set_array(const std::string& key, MetaArray v) { set(key, std::move(v), 9); }
+  // A config.json null: present, with no value.
+  void set_null(const std::string& key) {
+    meta_.erase(key);
+    nulls_.insert(key);
+  }
   void add_tensor(const std::string& name, std::vector<int64_t> shape, DType dtype = DType::F32) {
     TensorView t;
     t.name = name;
@@ -44,6 +57,7 @@ class FakeWeightFile : public WeightFile {
  private:
   template <typename T>
   void set(const std::string& key, T v, int gguf_type) {
+    nulls_.erase(key);
     MetaValue m;
     m.value = std::move(v);
     m.gguf_type = gguf_type;
@@ -53,6 +67,7 @@ class FakeWeightFile : public WeightFile {
   std::string path_;
   std::string format_;
   std::map<std::string, MetaValue> meta_;
+  std::set<std::string> nulls_;
   std::vector<TensorView> tensors_;
 };
 

@@ -160,12 +160,38 @@ TEST(Ast, ProductsBindTighterThanSumsAndBothAssociateLeft) {
   const auto model = parse_syntax("model m\nhparams { a = 1 + 2 * 3 - 4 }\n", "m.tsr");
   const Expr& e = hparam_expr(*model, "a");  // (1 + (2 * 3)) - 4
   ASSERT_EQ(e.kind, ExprKind::Binary);
-  EXPECT_EQ(e.op, '-');
+  EXPECT_EQ(e.op, "-");
   const Expr& sum = *e.args[0];
-  EXPECT_EQ(sum.op, '+');
-  EXPECT_EQ(sum.args[1]->op, '*');
+  EXPECT_EQ(sum.op, "+");
+  EXPECT_EQ(sum.args[1]->op, "*");
   EXPECT_EQ(e.args[1]->integer, 4);
   EXPECT_EQ(model->source.slice(e.begin, e.end), "1 + 2 * 3 - 4");
+}
+
+TEST(Ast, LogicBindsLooserThanComparisonsAndThoseThanSums) {
+  const auto model = parse_syntax("model m\nhparams { a = !b || c + 1 < d && e == f }\n", "m.tsr");
+  const Expr& e = hparam_expr(*model, "a");  // (!b) || (((c + 1) < d) && (e == f))
+  ASSERT_EQ(e.kind, ExprKind::Binary);
+  EXPECT_EQ(e.op, "||");
+  EXPECT_EQ(e.args[0]->kind, ExprKind::Unary);
+  EXPECT_EQ(e.args[0]->op, "!");
+  const Expr& conjunction = *e.args[1];
+  EXPECT_EQ(conjunction.op, "&&");
+  EXPECT_EQ(conjunction.args[0]->op, "<");
+  EXPECT_EQ(conjunction.args[0]->args[0]->op, "+");
+  EXPECT_EQ(conjunction.args[1]->op, "==");
+  EXPECT_EQ(model->source.slice(conjunction.begin, conjunction.end), "c + 1 < d && e == f");
+}
+
+TEST(Ast, TwoCharacterOperatorsAreOneToken) {
+  const auto model = parse_syntax("model m\nhparams { a = b<=c  p = b>=c  q = b!=c  r = (b<c)==(c>b) }\n", "m.tsr");
+  EXPECT_EQ(hparam_expr(*model, "a").op, "<=");
+  EXPECT_EQ(hparam_expr(*model, "p").op, ">=");
+  EXPECT_EQ(hparam_expr(*model, "q").op, "!=");
+  const Expr& r = hparam_expr(*model, "r");
+  EXPECT_EQ(r.op, "==");
+  EXPECT_TRUE(r.args[0]->parenthesized);
+  EXPECT_EQ(r.args[1]->op, ">");
 }
 
 TEST(Ast, NumbersKnowWhetherTheyAreIntegers) {
@@ -184,7 +210,7 @@ TEST(Ast, CallsKeepPositionalAndNamedArguments) {
   ASSERT_EQ(call.args.size(), 2u);
   EXPECT_EQ(call.args[1]->kind, ExprKind::Index);
   EXPECT_EQ(call.args[1]->text, "w");
-  EXPECT_EQ(call.args[1]->args[0]->op, '+');
+  EXPECT_EQ(call.args[1]->args[0]->op, "+");
   ASSERT_EQ(call.named.size(), 1u);
   EXPECT_EQ(call.named[0].name, "eps");
   EXPECT_EQ(call.named[0].loc.column, 37);

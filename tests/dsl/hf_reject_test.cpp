@@ -110,7 +110,7 @@ hparams {
 weights { emb [v, d] = "emb" }
 forward { logits = linear(outputs(embed(emb)), emb) }
 )",
-     "bad.tsr:3:42: error: meta() takes one named argument, hf: \"key\", not 'gguf'\n"
+     "bad.tsr:3:42: error: meta() takes the named arguments hf: \"key\" and null: value, not 'gguf'\n"
      "  d = meta(\"{arch}.embedding_length\", 4, gguf: \"llama.embedding_length\")\n"
      "                                         ^\n"},
     {"ReservedHfHyperParameter",
@@ -154,21 +154,42 @@ forward {
      "  hf [d] = \"hf_gain\"\n"
      "  ^\n"},
     {"AliasNotAName",
-     R"(model llama, "mistral"
+     R"(model llama, 7b
 hparams { d = 4  v = 8 }
 weights { emb [v, d] = "emb" }
 forward { logits = linear(outputs(embed(emb)), emb) }
 )",
-     "bad.tsr:1:14: error: expected another architecture name after ',', found '\"'\n"
-     "model llama, \"mistral\"\n"
+     "bad.tsr:1:14: error: expected another architecture name after ',' (a name, or in quotes: \"command-r\"), "
+     "found '7b'\n"
+     "model llama, 7b\n"
      "             ^\n"},
+    {"QuotedAliasWithABlank",
+     R"(model command_r, "command r"
+hparams { d = 4  v = 8 }
+weights { emb [v, d] = "emb" }
+forward { logits = linear(outputs(embed(emb)), emb) }
+)",
+     "bad.tsr:1:18: error: architecture name \"command r\" may only hold letters, digits, '_', '-' and '.', "
+     "not ' '\n"
+     "model command_r, \"command r\"\n"
+     "                 ^\n"},
+    {"EmptyQuotedAlias",
+     R"(model command_r, ""
+hparams { d = 4  v = 8 }
+weights { emb [v, d] = "emb" }
+forward { logits = linear(outputs(embed(emb)), emb) }
+)",
+     "bad.tsr:1:18: error: an architecture name in quotes must not be empty\n"
+     "model command_r, \"\"\n"
+     "                 ^\n"},
     {"TrailingCommaAfterModelName",
      R"(model llama,
 hparams { d = 4  v = 8 }
 weights { emb [v, d] = "emb" }
 forward { logits = linear(outputs(embed(emb)), emb) }
 )",
-     "bad.tsr:2:1: error: expected another architecture name after ',', found 'hparams'\n"
+     "bad.tsr:2:1: error: expected another architecture name after ',' (a name, or in quotes: \"command-r\"), "
+     "found 'hparams'\n"
      "hparams { d = 4  v = 8 }\n"
      "^\n"},
 };

@@ -178,7 +178,7 @@ TEST(HParams, RefuseMetadataThatIsNotANumber) {
     compile_llama(file);
     FAIL() << "read a string as a number";
   } catch (const dsl::DslError& e) {
-    EXPECT_EQ(e.message(), "metadata 'llama.block_count' is a string, not a number");
+    EXPECT_EQ(e.message(), "stories260K.gguf: llama.block_count is a string, \"five\", but 'n_layers' needs a whole number");
   }
 }
 

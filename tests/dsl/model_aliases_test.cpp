@@ -31,6 +31,13 @@ TEST(ModelAliases, MayBeSpreadOverLines) {
   EXPECT_EQ(model->aliases, (std::vector<std::string>{"mistral"}));
 }
 
+TEST(ModelAliases, MayBeQuotedToHoldDashes) {  // llama.cpp's "command-r"
+  const auto model = dsl::parse_syntax(std::string("model command_r, \"command-r\", cohere, \"gpt-j.6b\"") + kBody,
+                                       "m.tsr");
+  EXPECT_EQ(model->name, "command_r");
+  EXPECT_EQ(model->aliases, (std::vector<std::string>{"command-r", "cohere", "gpt-j.6b"}));
+}
+
 TEST(ModelAliases, AreEmptyWithoutACommaAfterTheName) {
   EXPECT_TRUE(dsl::parse_syntax(std::string("model gpt2") + kBody, "m.tsr")->aliases.empty());
 }
@@ -58,6 +65,35 @@ TEST_F(AliasFolder, FindArchitecturePrefersAFileNamedAfterTheArchitecture) {
   write("alpha.tsr", "model alpha, beta");
   write("beta.tsr", "model beta");
   EXPECT_EQ(dsl::find_architecture("beta", {dir_.string()}), path("beta.tsr"));
+}
+
+TEST_F(AliasFolder, FindArchitectureMatchesAQuotedAlias) {
+  write("command_r.tsr", "model command_r, \"command-r\"");
+  EXPECT_EQ(dsl::find_architecture("command-r", {dir_.string()}), path("command_r.tsr"));
+}
+
+TEST_F(AliasFolder, FindArchitectureListsEachFolderTriedWithItsOrigin) {
+  try {
+    dsl::find_architecture("nothing", {{dir_.string(), "TESSERA_MODEL_PATH"}, {"/elsewhere"}});
+    ADD_FAILURE() << "found a definition";
+  } catch (const tessera::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "no model definition for architecture 'nothing' (by file name or by a model's alias); tried:\n  " +
+                  path("nothing.tsr") + " (TESSERA_MODEL_PATH)\n  /elsewhere/nothing.tsr\n"
+                  "pass --arch FILE to choose one, or add the folder holding it to TESSERA_MODEL_PATH (folders "
+                  "separated by ':', searched first)");
+  }
+}
+
+TEST(BuiltinModelDirs, SayWhereEachComesFromAndListEachFolderOnce) {
+  const std::vector<dsl::ModelDir> dirs = dsl::builtin_model_dirs();
+  ASSERT_FALSE(dirs.empty());
+  EXPECT_EQ(dirs.back().path, source_path("models"));
+  EXPECT_EQ(dirs.back().origin, "source tree");
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    EXPECT_FALSE(dirs[i].origin.empty()) << dirs[i].path;
+    for (size_t k = 0; k < i; ++k) EXPECT_NE(dirs[i].path, dirs[k].path);
+  }
 }
 
 TEST_F(AliasFolder, FindArchitectureSkipsFilesThatDoNotParse) {

@@ -1,6 +1,7 @@
-// The ops added for GPT-2, Phi, Gemma, Qwen 3, BLOOM and MPT lowered to graph nodes:
-// linear with a bias, layer_norm, gains and per-head norms, GELU variants, ReLU,
-// softcap, slice, learned positions, ALiBi and YaRN; each node's inputs and params.
+// The ops added for GPT-2, Phi, Gemma, Qwen 3, BLOOM, MPT and OLMo lowered to graph
+// nodes: linear with a bias, layer_norm (with and without a weight), gains and per-head
+// norms, GELU variants, ReLU, softcap (0: none), clamp, slice, learned positions, ALiBi
+// and YaRN; each node's inputs and params.
 #include <gtest/gtest.h>
 
 #include "graph_query.h"
@@ -74,6 +75,26 @@ TEST(LowerLayerNorm, PerHeadNormalisesEachGroupOfColumns) {
   EXPECT_EQ(only_params<NormParams>(g, OpKind::LayerNorm).group, 2);
 }
 
+TEST(LowerLayerNorm, GainNoneTakesOnlyTheInput) {  // OLMo: a norm without parameters
+  const Graph g = compile_text(tiny_model("", "  y = layer_norm(x, gain: none, eps: 1e-6)")).graph;
+  const GraphNode& n = *nodes_of(g, OpKind::LayerNorm).front();
+  EXPECT_EQ(n.inputs, (std::vector<int>{g.nodes().front().output}));
+  const auto& p = std::get<NormParams>(n.params);
+  EXPECT_FLOAT_EQ(p.eps, 1e-6f);
+  EXPECT_EQ(p.weight_plus_one, 0);
+  EXPECT_EQ(p.group, 0);
+}
+
+TEST(LowerLayerNorm, GainNoneWithAnAbsentOptionalWeight) {  // without a file, `else none` is absent
+  const Graph g = compile_text(tiny_model("  g [d] = \"g\" else none\n", "  y = layer_norm(x, g, gain: none)")).graph;
+  EXPECT_EQ(nodes_of(g, OpKind::LayerNorm).front()->inputs.size(), 1u);
+}
+
+TEST(LowerLayerNorm, GainNonePerHead) {
+  const Graph g = compile_text(tiny_model("", "  y = layer_norm(x, gain: none, heads: 2)")).graph;
+  EXPECT_EQ(only_params<NormParams>(g, OpKind::LayerNorm).group, 4);
+}
+
 TEST(LowerRmsNorm, GainOnePlusWeightSetsWeightPlusOne) {
   const Graph g =
       compile_text(tiny_model("  g [d] = \"g\"\n", "  y = rms_norm(x, g, gain: one_plus_weight)")).graph;
@@ -133,6 +154,25 @@ TEST(LowerReluSqr, IsOneSquaredReluNode) {
 TEST(LowerSoftcap, CarriesTheCapAsItsScale) {
   const Graph g = compile_text(tiny_model("", "  y = softcap(x, 30.0)")).graph;
   EXPECT_FLOAT_EQ(only_params<ScaleParams>(g, OpKind::SoftCap).scale, 30.0f);
+}
+
+TEST(LowerSoftcap, OfZeroIsNoCapAndNoNode) {  // a file whose soft-cap is null or absent
+  const Graph g = compile_text(tiny_model("  h [d, d] = \"h\"\n", "  y = softcap(linear(x, h), 0.0)")).graph;
+  EXPECT_EQ(op_sequence(g), "get_rows matmul get_rows matmul");
+  EXPECT_EQ(g.tensor(g.nodes()[1].output).name, "y");  // the capped value's name goes to its input
+}
+
+TEST(LowerClamp, CarriesItsBounds) {
+  const Graph g = compile_text(tiny_model("", "  y = clamp(x, -d, d / 2)")).graph;
+  const auto& p = only_params<ClampParams>(g, OpKind::Clamp);
+  EXPECT_FLOAT_EQ(p.lo, -8.0f);
+  EXPECT_FLOAT_EQ(p.hi, 4.0f);
+  EXPECT_EQ(g.tensor(nodes_of(g, OpKind::Clamp).front()->output).shape, (Shape{T, 8}));
+}
+
+TEST(LowerClamp, MayHaveEqualBounds) {
+  const Graph g = compile_text(tiny_model("", "  y = clamp(x, 0.5, 0.5)")).graph;
+  EXPECT_FLOAT_EQ(only_params<ClampParams>(g, OpKind::Clamp).hi, 0.5f);
 }
 
 TEST(LowerSlice, TakesCountColumnsFromStart) {

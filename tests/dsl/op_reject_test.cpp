@@ -30,7 +30,7 @@ const std::string kSliceGroupsOutOfRange =
 const std::string kSliceStrideOverflows =  // (3 - 1) * 2^62 wraps past int64
     model("", "", "  x = slice(embed(emb), 0, 1, groups: 3, stride: 4611686018427387904)\n" + kLogits);
 const std::string kSliceStartNotWhole = model("", "", "  x = slice(embed(emb), d / 8.0, 2)\n" + kLogits);
-const std::string kSoftcapZero = model("", "", "  x = softcap(embed(emb), 0)\n" + kLogits);
+const std::string kSoftcapNegative = model("", "", "  x = softcap(embed(emb), -1.5)\n" + kLogits);
 const std::string kAttentionSoftcapNegative =
     model("", "", "  x = embed(emb)\n  x = attention(x, x, x, heads: 2, softcap: -50.0)\n" + kLogits);
 const std::string kLinearOfOne = model("", "", "  x = linear(embed(emb))\n" + kLogits);
@@ -96,9 +96,9 @@ const RejectCase kOpRejects[] = {
      "bad.tsr:10:25: error: slice: start must be a whole number >= 0, not 0.5\n"
      "  x = slice(embed(emb), d / 8.0, 2)\n"
      "                        ^\n"},
-    {"SoftcapNotPositive", kSoftcapZero.c_str(),
-     "bad.tsr:10:27: error: softcap: the cap must be positive, not 0\n"
-     "  x = softcap(embed(emb), 0)\n"
+    {"SoftcapNegative", kSoftcapNegative.c_str(),
+     "bad.tsr:10:27: error: softcap: the cap must be 0 (no cap) or positive, not -1.5\n"
+     "  x = softcap(embed(emb), -1.5)\n"
      "                          ^\n"},
     {"AttentionSoftcapNegative", kAttentionSoftcapNegative.c_str(),
      "bad.tsr:11:45: error: attention: softcap and alibi must be 0 (off) or positive\n"

@@ -208,7 +208,7 @@ forward {
      "bad.tsr:10:7: error: rope needs the attribute 'heads' (heads packed in each row)\n"
      "  x = rope(embed(emb))\n"
      "      ^\n"},
-    {"TensorPlusNumber",
+    {"NumberDividedByTensor",
      R"(model tiny
 hparams {
   d = 4
@@ -218,13 +218,13 @@ weights {
   emb [v, d] = "emb"
 }
 forward {
-  x = embed(emb) + 1
+  x = 1 / embed(emb)
   logits = linear(outputs(x), emb)
 }
 )",
-     "bad.tsr:10:18: error: operator '+' cannot combine a tensor and a number ('embed(emb)' and '1'); scale with *\n"
-     "  x = embed(emb) + 1\n"
-     "                 ^\n"},
+     "bad.tsr:10:9: error: operator '/' cannot divide a number by a tensor ('1' by 'embed(emb)')\n"
+     "  x = 1 / embed(emb)\n"
+     "        ^\n"},
     {"PerLayerWeightWithoutIndex",
      R"(model tiny
 hparams {

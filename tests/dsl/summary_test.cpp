@@ -93,11 +93,31 @@ TEST(Summary, FormatsWhatCheckPrints) {
             "  high_freq   4.0             llama.rope.scaling.high_freq_factor\n"
             "  orig_ctx    128             llama.rope.scaling.original_context_length\n"
             "weights: 48 tensors, 292,800 parameters, 1.12 MiB\n"
+            "tensors: 48 of 48 in the file used\n"
             "graph: 89 nodes, 5 attention layers (get_rows 2, rms_norm 11, matmul 36, add 10, swiglu 5, "
             "rope 10, kv_write 10, attention 5)\n"
             "per layer: 17 nodes (rms_norm 2, matmul 7, add 2, swiglu 1, rope 2, kv_write 2, attention 1)\n"
             "FLOPs per token: 518,656 in matmuls + 1,280 x context in attention = 1,174,016 at context 512\n"
             "KV cache: 1,280 bytes per token (f32), 640.00 KiB at context 512\n");
+}
+
+TEST(Summary, SaysWhatOfTheFileIsLeftUnread) {
+  FakeWeightFile file = stories260k_fake();
+  file.add_tensor("blk.0.attn_q.bias", {64});
+  file.set_uint("llama.attention.value_length", 16);
+  const CompiledModel m = compile_llama(file);
+  const std::string text = dsl::format_summary(m, dsl::summarize(m));
+  EXPECT_NE(text.find("\nweights: 48 tensors, 292,800 parameters, 1.12 MiB\n"
+                      "tensors: 48 of 49 in the file used; not used: blk.0.attn_q.bias\n"
+                      "metadata not read: llama.attention.value_length = 16\n"
+                      "graph: "),
+            std::string::npos)
+      << text;
+}
+
+TEST(Summary, SaysNothingOfAFileWithoutOne) {
+  const CompiledModel m = compile_tinyllama();
+  EXPECT_EQ(dsl::format_summary(m, dsl::summarize(m)).find("tensors:"), std::string::npos);
 }
 
 }  // namespace

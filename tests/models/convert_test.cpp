@@ -127,6 +127,15 @@ TEST_P(ConvertFixtureTest, GgufLogitsEqualTheFolders) {
   }
 }
 
+// The conversion holds what the definition reads, and the definition reads all of it.
+TEST_P(ConvertFixtureTest, DefinitionReadsTheWholeGguf) {
+  const auto gguf = load(convert_fixture("--dtype f32"));
+  const FileCoverage& c = gguf->compiled().coverage;
+  EXPECT_EQ(c.used_tensors, c.file_tensors);
+  EXPECT_EQ(c.unused_tensors, std::vector<std::string>{});
+  EXPECT_TRUE(c.unread_keys.empty()) << c.unread_keys.front().name;
+}
+
 TEST_P(ConvertFixtureTest, GgufNamesTheModelAndKeepsTheHfLayout) {
   const auto gguf = open_weight_file(convert_fixture("--dtype f32"));
   const auto def = load(hf_fixture_folder(GetParam()));

@@ -66,6 +66,15 @@ TEST_P(HfFixtureTest, ModelTypeChoosesTheDefinition) {
   EXPECT_EQ(std::filesystem::path(model->arch_path()).filename().string(), GetParam().definition);
 }
 
+// The definition reads every tensor of its own fixture.
+TEST_P(HfFixtureTest, DefinitionReadsEveryTensorOfTheFolder) {
+  const auto model = load(load_hf_fixture(GetParam().fixture));
+  const FileCoverage& c = model->compiled().coverage;
+  EXPECT_EQ(c.used_tensors, c.file_tensors);
+  EXPECT_EQ(c.unused_tensors, std::vector<std::string>{});
+  EXPECT_EQ(c.ignored_buffers, std::vector<std::string>{});
+}
+
 TEST_P(HfFixtureTest, PrefillLogitsMatchTransformers) {
   const HfFixture f = load_hf_fixture(GetParam().fixture);
   const auto model = load(f);

@@ -69,6 +69,14 @@ class LlamaCppGreedy : public ::testing::TestWithParam<Fixture> {
   std::vector<GreedyCase> cases_;
 };
 
+// The definition reads the whole file: no tensor unused, no architectural key unread.
+TEST_P(LlamaCppGreedy, DefinitionReadsTheWholeFile) {
+  const FileCoverage& c = model_->compiled().coverage;
+  EXPECT_EQ(c.used_tensors, c.file_tensors);
+  EXPECT_EQ(c.unused_tensors, std::vector<std::string>{});
+  EXPECT_TRUE(c.unread_keys.empty()) << c.unread_keys.front().name;
+}
+
 TEST_P(LlamaCppGreedy, TokenizesEachPromptAsLlamaCppDoes) {
   for (const GreedyCase& c : cases_) {
     EXPECT_EQ(model_->tokenizer().encode(c.prompt, model_->tokenizer().add_bos()), c.prompt_ids) << c.prompt;

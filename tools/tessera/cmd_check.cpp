@@ -9,6 +9,7 @@
 #include "dsl/compiler.h"
 #include "dsl/model_definition.h"
 #include "tools/tessera/commands.h"
+#include "tools/tessera/coverage_report.h"
 #include "tools/tessera/runtime_options.h"
 
 namespace tessera::cli {
@@ -56,7 +57,9 @@ int run_check(const Args& args) {
                 "KV-cache bytes per token. Hyper-parameters read from metadata need -m or --set.\n"
                 "With --backend (and -m), also prints which ops run on that backend and which on\n"
                 "its fallback, and the bytes copied between them per token; without FILE.tsr the\n"
-                "definition is chosen by the weights' general.architecture.");
+                "definition is chosen by the weights' general.architecture. With -m, also says how\n"
+                "many of the file's tensors the definition reads, and warns about the tensors and\n"
+                "the metadata that change the computation it leaves unread (--strict: an error).");
   t.text("-m, --model", "FILE", "weights file to resolve metadata and check tensor shapes against", &rto.model)
       .text("--tokenizer", "FILE", "llama2.c tokenizer file, with a llama2.c checkpoint", &rto.tokenizer)
       .texts("--set", "NAME=VALUE", "override a hyper-parameter", &rto.sets)
@@ -69,7 +72,9 @@ int run_check(const Args& args) {
       .text("--plugin-dir", "DIR", "extra directory searched first for plugins (backends, and those "
             "declaring the ops a definition calls)", &rto.plugin_dir)
       .text("--fallback", "NAME[:N]", "backend for the ops the chosen one has no kernel for", &rto.fallback)
-      .flag("--no-fallback", "refuse ops the backend has no kernel for", &rto.no_fallback);
+      .flag("--no-fallback", "refuse ops the backend has no kernel for", &rto.no_fallback)
+      .flag("--strict", "refuse a definition that leaves tensors of the weights file unused, or metadata that "
+            "changes the computation unread, instead of warning", &rto.strict);
   rto.backend.clear();
   const auto positional = t.parse(args);
   if (t.help_requested()) {
@@ -97,12 +102,16 @@ int run_check(const Args& args) {
   dsl::CompileOptions options;
   // Calls to plugins' ops are checked against the declarations of the plugins found.
   CustomOpCatalog plugin_ops;
-  if (def->calls_plugin_ops()) plugin_ops = PluginHost(PluginHost::default_search_dirs(rto.plugin_dir)).op_catalog();
+  if (def->calls_plugin_ops()) {
+    const PluginLoadPolicy declaring_ops{.probe_first = true, .wanted = [](const PluginProbe& p) { return !p.ops.empty(); }};
+    plugin_ops = PluginHost(PluginHost::default_search_dirs(rto.plugin_dir), declaring_ops).op_catalog();
+  }
   options.plugin_ops = &plugin_ops;
   options.weights = file.get();
   options.overrides = parse_overrides(rto.sets);
   options.kv_dtype = kv;
   const CompiledModel model = dsl::compile_model(*def, options);
+  if (file) report_coverage(model, rto.model, rto.strict);
   std::printf("%s", dsl::format_summary(model, dsl::summarize(model, ctx, batch)).c_str());
   if (!dot_path.empty()) write_dot(model, dot_path);
   return 0;

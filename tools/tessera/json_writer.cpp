@@ -6,13 +6,37 @@
 namespace tessera::cli {
 namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
-size_t utf8_sequence_length(std::string_view s, size_t i) {
+// The length of the well-formed UTF-8 sequence starting at s[i] (Unicode's table 3-7:
+// no overlong forms, no surrogates, nothing above U+10FFFF), or 0 when it is
+// ill-formed; then *bad is the length of its maximal subpart (at least 1), which
+// becomes one U+FFFD, as Unicode recommends and Python's "replace" does.
+size_t utf8_sequence_length(std::string_view s, size_t i, size_t* bad) {
   const auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;  // overlong below U+0800
+    if (c == 0xed) hi = 0x9f;  // surrogates U+D800..DFFF
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;  // overlong below U+10000
+    if (c == 0xf4) hi = 0x8f;  // above U+10FFFF
+  } else {
+    *bad = 1;  // a continuation byte, an overlong lead (C0, C1) or F5..FF
+    return 0;
+  }
   for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+    // The text ends mid-character (a token holding part of one), or a byte is wrong.
+    const bool ends = i + k >= s.size();
+    const auto b = ends ? 0 : static_cast<unsigned char>(s[i + k]);
+    if (ends || b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf)) {
+      *bad = k;
+      return 0;
+    }
   }
   return n;
 }
@@ -23,10 +47,11 @@ std::string json_escape(std::string_view s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = utf8_sequence_length(s, i);
+    size_t bad = 0;
+    const size_t n = utf8_sequence_length(s, i, &bad);
     if (n == 0) {
       out += "\\ufffd";
-      ++i;
+      i += bad;
       continue;
     }
     if (n > 1) {

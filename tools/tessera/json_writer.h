@@ -36,6 +36,9 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// `s` as a JSON string literal, quotes included. The result is always valid UTF-8:
+// each ill-formed sequence of `s` (a partial character at the end of a token, an
+// overlong form, a surrogate) becomes one \ufffd; well-formed characters stay as they are.
 std::string json_escape(std::string_view s);
 
 }  // namespace tessera::cli

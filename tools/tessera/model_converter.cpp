@@ -37,6 +37,8 @@ class FolderAsModel : public WeightFile {
   std::string format() const override { return folder_.format(); }
   const std::map<std::string, MetaValue>& metadata() const override { return metadata_; }
   const std::vector<TensorView>& tensors() const override { return folder_.tensors(); }
+  std::string metadata_path() const override { return folder_.metadata_path(); }
+  bool meta_is_null(const std::string& key) const override { return folder_.meta_is_null(key); }
 
  private:
   const WeightFile& folder_;
@@ -51,10 +53,10 @@ std::string choose_definition(const ConvertRequest& request, const WeightFile& s
     return request.arch_path;
   }
   const std::string key = dsl::architecture_key(source);
-  const MetaValue* arch = source.find_meta(key);
+  const std::optional<std::string> arch = source.meta_string(key);
   if (!arch) throw Error(request.source + ": no '" + key + "' in the metadata; pass --arch FILE");
-  *reason = key + " = " + arch->as_string();
-  return dsl::find_architecture(arch->as_string(), request.model_dirs);
+  *reason = key + " = " + *arch;
+  return dsl::find_architecture(*arch, request.model_dirs);
 }
 
 // general.name: the source's own, else the file or folder name.

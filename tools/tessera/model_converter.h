@@ -11,13 +11,14 @@
 #include "core/graph/graph.h"
 #include "core/tensor/dtype.h"
 #include "core/weights/quant_preset.h"
+#include "dsl/model_loader.h"
 
 namespace tessera::cli {
 
 struct ConvertRequest {
   std::string source;                   // a file or folder open_weight_file() reads
   std::string arch_path;                // the definition; "" = chosen by the source's architecture
-  std::vector<std::string> model_dirs;  // where that choice looks, in order
+  std::vector<dsl::ModelDir> model_dirs;  // where that choice looks, in order
   // The dtypes of matrices (quant_preset.h); nullopt keeps the source's.
   std::optional<QuantPreset> preset;
   // A GGUF whose tokenizer.* metadata is copied; "" = the source's own, if it has one.

@@ -5,6 +5,8 @@
 #include <numbers>
 #include <string>
 
+#include <tessera/kit/op_params.h>
+
 namespace tessera::cpu {
 namespace {
 
@@ -33,17 +35,8 @@ void binary(const tsr_op_call& call, const char* op, F f) {
   const TensorView a = input(call, 0, op, "a");
   const TensorView b = input(call, 1, op, "b");
   const TensorView out = output(call, op);
-  expect_dtype(a, TSR_DTYPE_F32, op, "a");
-  expect_dtype(b, TSR_DTYPE_F32, op, "b");
-  expect_dtype(out, TSR_DTYPE_F32, op, "out");
-  expect_matrix(out, a.rows(), a.cols(), op, "out");
+  const bool broadcast = kit::check_binary(a, b, out, op);
   const int64_t rows = a.rows(), cols = a.cols();
-  const bool same_shape = b.rows() == rows && b.cols() == cols;
-  const bool broadcast = b.ndim == 1 && b.cols() == cols;
-  if (!same_shape && !broadcast) {
-    fail(op, "b has shape " + shape_label(b) + ", expected " + shape_label(a) + " or [" +
-                 std::to_string(cols) + "]");
-  }
   const float* pa = a.as<const float>();
   const float* pb = b.as<const float>();
   float* po = out.as<float>();
@@ -61,6 +54,10 @@ void add_ref(CpuDevice&, const tsr_op_call& call) {
 
 void mul_ref(CpuDevice&, const tsr_op_call& call) {
   binary(call, "mul", [](float a, float b) { return a * b; });
+}
+
+void sub_ref(CpuDevice&, const tsr_op_call& call) {
+  binary(call, "sub", [](float a, float b) { return a - b; });
 }
 
 void silu_ref(CpuDevice&, const tsr_op_call& call) {
@@ -111,6 +108,26 @@ void softcap_ref(CpuDevice&, const tsr_op_call& call) {
     fail("softcap", "scale must be positive and finite, got " + std::to_string(cap));
   }
   for (int64_t i = 0; i < u.n; ++i) u.out[i] = static_cast<float>(cap * std::tanh(u.x[i] / cap));
+}
+
+// In double and rounded once: the oracle's error is that rounding, whatever a backend
+// contracts into a fused multiply-add.
+void affine_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "affine");
+  const tsr_affine_params& p = params_of<tsr_affine_params>(call, "affine");
+  const double scale = p.scale, bias = p.bias;
+  for (int64_t i = 0; i < u.n; ++i) u.out[i] = static_cast<float>(u.x[i] * scale + bias);
+}
+
+// NaN stays NaN (neither bound holds for it), as in std::clamp's comparisons.
+void clamp_ref(CpuDevice&, const tsr_op_call& call) {
+  const Unary u = check_unary(call, "clamp");
+  const tsr_clamp_params& p = params_of<tsr_clamp_params>(call, "clamp");
+  kit::check_clamp_params(p);
+  for (int64_t i = 0; i < u.n; ++i) {
+    const float x = u.x[i];
+    u.out[i] = x < p.lo ? p.lo : (x > p.hi ? p.hi : x);
+  }
 }
 
 void swiglu_ref(CpuDevice&, const tsr_op_call& call) {

@@ -4,54 +4,41 @@
 #include <cmath>
 #include <string>
 
+#include <tessera/kit/op_params.h>
+
 namespace tessera::cpu {
 namespace {
 
 struct NormArgs {
-  TensorView x, w, out;
+  TensorView x, out;
+  const float* w = nullptr;     // the gain; null when absent (layer norm without parameters)
   const float* bias = nullptr;  // layer norm only; null when absent
   tsr_norm_params params{};
   int64_t group = 0;            // columns per normalised vector: params.group, or C for 0
 };
 
-// A group of 0 means the whole row; otherwise it must divide the row.
-int64_t group_width(const tsr_norm_params& p, int64_t cols, const char* op) {
-  if (p.group < 0) fail(op, "group must be >= 0, got " + std::to_string(p.group));
-  if (p.group == 0) return cols;
-  if (cols % p.group != 0) {
-    fail(op, "group " + std::to_string(p.group) + " does not divide the " + std::to_string(cols) +
-                 " columns of x");
-  }
-  return p.group;
-}
-
-NormArgs check_norm(const tsr_op_call& call, const char* op, int max_inputs) {
-  expect_input_count(call, 2, max_inputs, op);
+// The norm's call: x, then the weight (required unless min_inputs is 1), then the bias
+// (up to max_inputs), checked by the kit as every backend checks them.
+NormArgs check_norm(const tsr_op_call& call, const char* op, int min_inputs, int max_inputs) {
+  expect_input_count(call, min_inputs, max_inputs, op);
   NormArgs a;
   a.x = input(call, 0, op, "x");
-  a.w = input(call, 1, op, "w");
+  TensorView w, b;
+  if (call.n_inputs > 1) w = input(call, 1, op, "w");
+  if (call.n_inputs > 2) b = input(call, 2, op, "b");
   a.out = output(call, op);
   a.params = params_of<tsr_norm_params>(call, op);
-  expect_dtype(a.x, TSR_DTYPE_F32, op, "x");
-  expect_dtype(a.w, TSR_DTYPE_F32, op, "w");
-  expect_dtype(a.out, TSR_DTYPE_F32, op, "out");
-  a.group = group_width(a.params, a.x.cols(), op);
-  expect_vector(a.w, a.group, op, "w");
-  expect_matrix(a.out, a.x.rows(), a.x.cols(), op, "out");
-  if (call.n_inputs > 2) {
-    const TensorView b = input(call, 2, op, "b");
-    expect_dtype(b, TSR_DTYPE_F32, op, "b");
-    expect_vector(b, a.group, op, "b");
-    a.bias = b.as<const float>();
-  }
-  if (!(a.params.eps >= 0.0f)) fail(op, "eps must be >= 0, got " + std::to_string(a.params.eps));
+  a.group = kit::check_norm(a.x, call.n_inputs > 1 ? &w : nullptr, call.n_inputs > 2 ? &b : nullptr, a.out,
+                            a.params, op);
+  if (call.n_inputs > 1) a.w = w.as<const float>();
+  if (call.n_inputs > 2) a.bias = b.as<const float>();
   return a;
 }
 
-// The scale of column c of a group: w[c], or 1 + w[c] for weight_plus_one.
+// The scale of column c of a group: w[c], or 1 + w[c] for weight_plus_one; 1 without w.
 float gain(const NormArgs& a, int64_t c) {
-  const float w = a.w.as<const float>()[c];
-  return a.params.weight_plus_one ? 1.0f + w : w;
+  if (!a.w) return 1.0f;
+  return a.params.weight_plus_one ? 1.0f + a.w[c] : a.w[c];
 }
 
 // The vectors of a row: the x and out spans of each group in turn.
@@ -68,7 +55,7 @@ void for_each_vector(const NormArgs& a, F normalise) {
 }  // namespace
 
 void rms_norm_ref(CpuDevice&, const tsr_op_call& call) {
-  const NormArgs a = check_norm(call, "rms_norm", 2);
+  const NormArgs a = check_norm(call, "rms_norm", 2, 2);
   const int64_t n = a.group;
   for_each_vector(a, [&](const float* x, float* out) {
     double sum_sq = 0.0;
@@ -79,7 +66,7 @@ void rms_norm_ref(CpuDevice&, const tsr_op_call& call) {
 }
 
 void layer_norm_ref(CpuDevice&, const tsr_op_call& call) {
-  const NormArgs a = check_norm(call, "layer_norm", 3);
+  const NormArgs a = check_norm(call, "layer_norm", 1, 3);
   const int64_t n = a.group;
   for_each_vector(a, [&](const float* x, float* out) {
     double sum = 0.0;

@@ -1,7 +1,10 @@
-// Element-wise ops on f32: ADD, MUL and SWIGLU (binary.comp), SILU, GELU, SCALE,
-// GELU_TANH, RELU, RELU_SQR and SOFTCAP (unary.comp); one invocation per element.
+// Element-wise ops on f32: ADD, MUL, SWIGLU and SUB (binary.comp), SILU, GELU, SCALE,
+// GELU_TANH, RELU, RELU_SQR, SOFTCAP, AFFINE and CLAMP (unary.comp); one invocation per
+// element.
 #include <cmath>
 #include <string>
+
+#include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
@@ -11,9 +14,11 @@
 namespace tessera::vulkan {
 namespace {
 
-enum BinaryOp : uint32_t { kAdd = 0, kMul = 1, kSwiglu = 2 };
+enum BinaryOp : uint32_t { kAdd = 0, kMul = 1, kSwiglu = 2, kSub = 3 };
 // unary.comp's OP specialisation constant.
-enum UnaryOp : uint32_t { kSilu = 0, kGelu = 1, kScale = 2, kGeluTanh = 3, kRelu = 4, kReluSqr = 5, kSoftcap = 6 };
+enum UnaryOp : uint32_t {
+  kSilu = 0, kGelu = 1, kScale = 2, kGeluTanh = 3, kRelu = 4, kReluSqr = 5, kSoftcap = 6, kAffine = 7, kClamp = 8
+};
 
 struct BinaryPush {  // binary.comp
   VkDeviceAddress a, b, out;
@@ -24,15 +29,17 @@ struct BinaryPush {  // binary.comp
 struct UnaryPush {  // unary.comp
   VkDeviceAddress x, out;
   uint32_t n;
-  float scale;
+  float scale;          // SCALE, SOFTCAP, AFFINE; CLAMP's lo
+  float bias = 0.0f;    // AFFINE; CLAMP's hi
+  uint32_t unused = 0;  // no padding: equal steps must have equal push bytes (step replay)
 };
 
 Grid element_grid(const VulkanDevice& device, int64_t n, const char* op) {
   return grid_for(device, ceil_div(static_cast<uint64_t>(n), kElementwiseGroup), op);
 }
 
-// a [rows, cols]; b the same shape, or [cols] broadcast over rows (add, mul) or exactly
-// the same shape (swiglu's gate and up).
+// a [rows, cols]; b the same shape, or [cols] broadcast over rows (add, mul, sub) or
+// exactly the same shape (swiglu's gate and up).
 void binary(VulkanDevice& device, const tsr_op_call& call, const char* op, BinaryOp kind) {
   const bool named_gate = kind == kSwiglu;
   const char* a_role = named_gate ? "gate" : "a";
@@ -41,34 +48,30 @@ void binary(VulkanDevice& device, const tsr_op_call& call, const char* op, Binar
   const DeviceTensor a = input(call, 0, op, a_role);
   const DeviceTensor b = input(call, 1, op, b_role);
   const DeviceTensor out = output(call, op);
-  expect_dtype(a, TSR_DTYPE_F32, op, a_role);
-  expect_dtype(b, TSR_DTYPE_F32, op, b_role);
-  expect_dtype(out, TSR_DTYPE_F32, op, "out");
   bool broadcast = false;
   if (named_gate) {
+    expect_dtype(a, TSR_DTYPE_F32, op, a_role);
+    expect_dtype(b, TSR_DTYPE_F32, op, b_role);
+    expect_dtype(out, TSR_DTYPE_F32, op, "out");
     expect_matrix(b, a.rows(), a.cols(), op, b_role);
+    expect_matrix(out, a.rows(), a.cols(), op, "out");
   } else {
-    const bool same_shape = b.rows() == a.rows() && b.cols() == a.cols();
-    broadcast = !same_shape && b.ndim == 1 && b.cols() == a.cols();
-    if (!same_shape && !broadcast) {
-      fail(op, "b has shape " + shape_label(b) + ", expected " + shape_label(a) + " or [" +
-                   std::to_string(a.cols()) + "]");
-    }
+    broadcast = kit::check_binary(a, b, out, op);
   }
-  expect_matrix(out, a.rows(), a.cols(), op, "out");
   BinaryPush p{a.address, b.address, out.address, static_cast<uint32_t>(a.elements()),
                static_cast<uint32_t>(a.cols()), broadcast ? 1u : 0u};
   device.dispatch(make_dispatch(ShaderId::binary, {kElementwiseGroup, kind}, p, element_grid(device, a.elements(), op)));
 }
 
-void unary(VulkanDevice& device, const tsr_op_call& call, const char* op, UnaryOp kind, float factor) {
+void unary(VulkanDevice& device, const tsr_op_call& call, const char* op, UnaryOp kind, float factor,
+           float bias = 0.0f) {
   expect_input_count(call, 1, 1, op);
   const DeviceTensor x = input(call, 0, op, "x");
   const DeviceTensor out = output(call, op);
   expect_dtype(x, TSR_DTYPE_F32, op, "x");
   expect_dtype(out, TSR_DTYPE_F32, op, "out");
   expect_matrix(out, x.rows(), x.cols(), op, "out");
-  UnaryPush p{x.address, out.address, static_cast<uint32_t>(x.elements()), factor};
+  UnaryPush p{x.address, out.address, static_cast<uint32_t>(x.elements()), factor, bias};
   device.dispatch(make_dispatch(ShaderId::unary, {kElementwiseGroup, kind}, p, element_grid(device, x.elements(), op)));
 }
 
@@ -79,6 +82,8 @@ void add(VulkanDevice& device, const tsr_op_call& call) { binary(device, call, "
 void mul(VulkanDevice& device, const tsr_op_call& call) { binary(device, call, "mul", kMul); }
 
 void swiglu(VulkanDevice& device, const tsr_op_call& call) { binary(device, call, "swiglu", kSwiglu); }
+
+void sub(VulkanDevice& device, const tsr_op_call& call) { binary(device, call, "sub", kSub); }
 
 void silu(VulkanDevice& device, const tsr_op_call& call) { unary(device, call, "silu", kSilu, 1.0f); }
 
@@ -101,6 +106,17 @@ void softcap(VulkanDevice& device, const tsr_op_call& call) {
     fail("softcap", "scale must be positive and finite, got " + std::to_string(cap));
   }
   unary(device, call, "softcap", kSoftcap, cap);
+}
+
+void affine(VulkanDevice& device, const tsr_op_call& call) {
+  const auto& p = params_of<tsr_affine_params>(call, "affine");
+  unary(device, call, "affine", kAffine, p.scale, p.bias);
+}
+
+void clamp(VulkanDevice& device, const tsr_op_call& call) {
+  const auto& p = params_of<tsr_clamp_params>(call, "clamp");
+  kit::check_clamp_params(p);
+  unary(device, call, "clamp", kClamp, p.lo, p.hi);
 }
 
 }  // namespace tessera::vulkan

@@ -16,6 +16,7 @@ void matmul(VulkanDevice& device, const tsr_op_call& call);      // matmul_vec.c
 void add(VulkanDevice& device, const tsr_op_call& call);         // binary.comp
 void mul(VulkanDevice& device, const tsr_op_call& call);         // binary.comp
 void swiglu(VulkanDevice& device, const tsr_op_call& call);      // binary.comp
+void sub(VulkanDevice& device, const tsr_op_call& call);         // binary.comp
 void silu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
 void gelu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
 void scale(VulkanDevice& device, const tsr_op_call& call);       // unary.comp
@@ -23,6 +24,8 @@ void gelu_tanh(VulkanDevice& device, const tsr_op_call& call);   // unary.comp
 void relu(VulkanDevice& device, const tsr_op_call& call);        // unary.comp
 void relu_sqr(VulkanDevice& device, const tsr_op_call& call);    // unary.comp
 void softcap(VulkanDevice& device, const tsr_op_call& call);     // unary.comp
+void affine(VulkanDevice& device, const tsr_op_call& call);      // unary.comp
+void clamp(VulkanDevice& device, const tsr_op_call& call);       // unary.comp
 void slice(VulkanDevice& device, const tsr_op_call& call);       // slice.comp
 void rope(VulkanDevice& device, const tsr_op_call& call);        // rope.comp
 void kv_write(VulkanDevice& device, const tsr_op_call& call);    // kv_write.comp

@@ -1,5 +1,5 @@
 // Element-wise ops of two f32 inputs, chosen by OP:
-//   0 ADD: a + b    1 MUL: a * b    2 SWIGLU: silu(a) * b (a = gate, b = up)
+//   0 ADD: a + b    1 MUL: a * b    2 SWIGLU: silu(a) * b (a = gate, b = up)    3 SUB: a - b
 // a, out [rows, cols]; b the same shape, or [cols] broadcast over rows.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -27,8 +27,10 @@ void main() {
     y = a + b;
   } else if (OP == 1u) {
     y = a * b;
-  } else {
+  } else if (OP == 2u) {
     y = a / (1.0 + exp(-a)) * b;
+  } else {
+    y = a - b;
   }
   p.out_.v[e] = y;
 }

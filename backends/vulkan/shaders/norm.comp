@@ -3,8 +3,9 @@
 // variant, a shared-memory tree in the plain one).
 //   rms:   out = x / sqrt(mean(x^2) + eps) * g
 //   layer: out = (x - mean) / sqrt(var + eps) * g + b
-// with g = w, or 1 + w when weight_plus_one is set. A grouped norm (tsr_norm_params.group)
-// arrives as the rows of its groups: rows = N * C / group, cols = group.
+// with g = w, or 1 + w when weight_plus_one is set, or 1 when has_weight is 0 (a layer
+// norm without parameters). A grouped norm (tsr_norm_params.group) arrives as the rows
+// of its groups: rows = N * C / group, cols = group.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -15,7 +16,7 @@ layout(constant_id = 1) const uint KIND = 0u;
 
 layout(push_constant) uniform Push {
   FloatRef x;
-  FloatRef w;
+  FloatRef w;  // unused when has_weight is 0
   FloatRef b;  // layer norm bias; unused when has_bias is 0
   FloatRef out_;
   uint rows;
@@ -23,6 +24,7 @@ layout(push_constant) uniform Push {
   float eps;
   uint weight_plus_one;
   uint has_bias;
+  uint has_weight;
 } p;
 
 // One slot per invocation for the tree; one per subgroup (at most WG) for subgroupAdd.
@@ -72,7 +74,7 @@ void main() {
   }
   const float inv = inversesqrt(workgroup_sum(sq) / n + p.eps);
   for (uint c = t; c < p.cols; c += WG) {
-    const float g = p.weight_plus_one != 0u ? 1.0 + p.w.v[c] : p.w.v[c];
+    const float g = p.has_weight == 0u ? 1.0 : (p.weight_plus_one != 0u ? 1.0 + p.w.v[c] : p.w.v[c]);
     float y = (p.x.v[base + c] - mean) * inv * g;
     if (KIND == 1u && p.has_bias != 0u) y += p.b.v[c];
     p.out_.v[base + c] = y;

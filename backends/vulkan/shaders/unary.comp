@@ -2,6 +2,8 @@
 //   0 SILU: x * sigmoid(x)    1 GELU: 0.5 x (1 + erf(x / sqrt 2))    2 SCALE: x * scale
 //   3 GELU_TANH: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
 //   4 RELU: max(x, 0)         5 RELU_SQR: max(x, 0)^2               6 SOFTCAP: scale * tanh(x / scale)
+//   7 AFFINE: x * scale + bias                                      8 CLAMP: min(max(x, scale), bias)
+// (CLAMP's bounds lo, hi travel as scale, bias; a NaN x stays NaN.)
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -14,6 +16,7 @@ layout(push_constant) uniform Push {
   FloatRef out_;
   uint n;
   float scale;
+  float bias;
 } p;
 
 // erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7); GLSL has none.
@@ -48,8 +51,12 @@ void main() {
   } else if (OP == 5u) {
     const float r = max(x, 0.0);
     y = r * r;
-  } else {
+  } else if (OP == 6u) {
     y = p.scale * stable_tanh(x / p.scale);
+  } else if (OP == 7u) {
+    y = x * p.scale + p.bias;
+  } else {
+    y = x < p.scale ? p.scale : (x > p.bias ? p.bias : x);
   }
   p.out_.v[e] = y;
 }

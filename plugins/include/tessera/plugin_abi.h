@@ -37,7 +37,14 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or enums below. Version 4 added
-   ops declared by plugins (tsr_op_decl, TSR_OP_CUSTOM, tsr_kernel_desc.op_name). */
+   ops declared by plugins (tsr_op_decl, TSR_OP_CUSTOM, tsr_kernel_desc.op_name).
+   Appending ops to tsr_op (before TSR_OP_COUNT, after every existing one, which keep
+   their codes) is a compatible change and keeps the version: a plugin built before
+   them registers no kernel for them, and the host runs those nodes where a kernel is
+   (the CPU's), as for any op a backend lacks; a host built before them refuses a
+   plugin that registers one ("op N is not a known op"). SUB, AFFINE and CLAMP were
+   appended so. LAYER_NORM's weight became optional the same way: only a model that
+   leaves it out sends such a call, which a kernel built before refuses with its message. */
 #define TSR_ABI_VERSION 4u
 
 /* Name of the symbol every plugin exports. */
@@ -113,8 +120,11 @@ typedef enum tsr_op {
      Each run of G = group (or C when group is 0) columns is one normalised vector:
      out = x / sqrt(mean(x^2) + eps) * (w or 1 + w) */
   TSR_OP_RMS_NORM = 1,
-  /* in: [0] x [N, C], [1] w [G], optional [2] b [G]. out [N, C]. params tsr_norm_params.
-     Groups as for RMS_NORM. out = (x - mean) / sqrt(var + eps) * (w or 1 + w) + b */
+  /* in: [0] x [N, C], optional [1] w [G], optional [2] b [G] (only with w). out [N, C].
+     params tsr_norm_params. Groups as for RMS_NORM.
+     out = (x - mean) / sqrt(var + eps) * (w or 1 + w) + b; without w there is no gain
+     (and weight_plus_one is ignored): out = (x - mean) / sqrt(var + eps), a LayerNorm
+     without parameters (OLMo). */
   TSR_OP_LAYER_NORM = 2,
   /* in: [0] x [N, K] F32, [1] w [M, K] (key: any dtype but I32). out [N, M].
      out[n, m] = sum_k x[n, k] * w[m, k] */
@@ -165,6 +175,14 @@ typedef enum tsr_op {
   /* An op a plugin declares (tsr_op_decl): the kernel's op_name says which. Inputs and
      output as its declaration says (the output is F32); params tsr_custom_params. */
   TSR_OP_CUSTOM = 18,
+  /* in: [0] a, [1] b (same shape, or b of shape [C] broadcast over rows). out = a - b */
+  TSR_OP_SUB = 19,
+  /* in: [0] x. out = x * scale + bias. params tsr_affine_params. Negation (scale -1),
+     a number added to or subtracted from a tensor, and a tensor subtracted from a number. */
+  TSR_OP_AFFINE = 20,
+  /* in: [0] x. out = min(max(x, lo), hi); a NaN x stays NaN. params tsr_clamp_params
+     (lo <= hi; either may be infinite, neither NaN). */
+  TSR_OP_CLAMP = 21,
   TSR_OP_COUNT
 } tsr_op;
 
@@ -239,6 +257,16 @@ typedef struct tsr_slice_params {
 typedef struct tsr_scale_params {
   float scale;
 } tsr_scale_params;
+
+typedef struct tsr_affine_params {
+  float scale;
+  float bias;
+} tsr_affine_params;
+
+typedef struct tsr_clamp_params {
+  float lo;
+  float hi;
+} tsr_clamp_params;
 
 /* ---- ops declared by plugins ---------------------------------------------
  * A plugin may add ops to the language: it declares each one (name, inputs with shape

@@ -87,6 +87,27 @@ TEST_F(NormKernels, LayerNormWithoutBiasAddsNothing) {
               Pointwise(FloatNear(kTol), {-1.34164079f, -0.44721360f, 0.44721360f, 0.5f * 1.34164079f}));
 }
 
+TEST_F(NormKernels, LayerNormWithoutAWeightHasNoGain) {  // OLMo's norms have no parameters
+  // (1, 2, 3, 4): mean 2.5, var 1.25; and weight_plus_one, without a weight, changes nothing
+  auto x = HostTensor::f32({1, 4}, {1, 2, 3, 4});
+  const std::vector<float> want = {-1.34164079f, -0.44721360f, 0.44721360f, 1.34164079f};
+  EXPECT_THAT(run(layer_norm_ref, TSR_OP_LAYER_NORM, norm_params(0.0f, false), {&x}), Pointwise(FloatNear(kTol), want));
+  EXPECT_THAT(run(layer_norm_ref, TSR_OP_LAYER_NORM, norm_params(0.0f, true), {&x}), Pointwise(FloatNear(kTol), want));
+}
+
+TEST_F(NormKernels, LayerNormWithoutAWeightEqualsAWeightOfOnes) {
+  auto x = HostTensor::f32({5, 12}, random_values(60, 7, 2, 5));
+  auto ones = HostTensor::f32({4}, {1, 1, 1, 1});
+  const tsr_norm_params p = norm_params(1e-5f, false, 4);
+  EXPECT_EQ(run(layer_norm_ref, TSR_OP_LAYER_NORM, p, {&x}), run(layer_norm_ref, TSR_OP_LAYER_NORM, p, {&x, &ones}));
+}
+
+TEST_F(NormKernels, RmsNormNeedsItsWeight) {
+  HostTensor x(TSR_DTYPE_F32, {2, 6});
+  EXPECT_THAT(fails(rms_norm_ref, TSR_OP_RMS_NORM, norm_params(1e-5f, false), {&x}),
+              StrEq("rms_norm: expects 2 inputs, got 1"));
+}
+
 TEST_F(NormKernels, GroupOfTheWholeRowEqualsGroupZero) {
   auto x = HostTensor::f32({3, 6}, random_values(18, 3));
   auto w = HostTensor::f32({6}, random_values(6, 4));

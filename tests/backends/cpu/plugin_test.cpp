@@ -117,7 +117,9 @@ TEST_F(CpuPlugin, RegistersEveryOpAndKeyDtypeAtPriorityZero) {
       {TSR_OP_ATTENTION, TSR_DTYPE_F16},  {TSR_OP_ATTENTION, TSR_DTYPE_Q8_0},
       {TSR_OP_SCALE, TSR_DTYPE_F32},      {TSR_OP_GELU_TANH, TSR_DTYPE_F32},
       {TSR_OP_RELU, TSR_DTYPE_F32},       {TSR_OP_RELU_SQR, TSR_DTYPE_F32},
-      {TSR_OP_SOFTCAP, TSR_DTYPE_F32},    {TSR_OP_SLICE, TSR_DTYPE_F32}};
+      {TSR_OP_SOFTCAP, TSR_DTYPE_F32},    {TSR_OP_SLICE, TSR_DTYPE_F32},
+      {TSR_OP_SUB, TSR_DTYPE_F32},        {TSR_OP_AFFINE, TSR_DTYPE_F32},
+      {TSR_OP_CLAMP, TSR_DTYPE_F32}};
   // Every block format beside q8_0 has an embedding lookup and a matmul.
   for (const tsr_dtype d : {TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q5_0, TSR_DTYPE_Q5_1, TSR_DTYPE_Q2_K,
                             TSR_DTYPE_Q3_K, TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_NL,

@@ -1,5 +1,5 @@
-// The Vulkan kernels of GET_ROWS, the norms (grouped too), the element-wise ops and ROPE
-// (YaRN too) against the CPU reference kernels, on random inputs of odd shapes placed at
+// The Vulkan kernels of GET_ROWS, the norms (grouped, and layer norm without a weight),
+// the element-wise ops (SUB, AFFINE and CLAMP too) and ROPE (YaRN too) against the CPU reference kernels, on random inputs of odd shapes placed at
 // offsets that are not multiples of 256. Tolerances are errors relative to the largest
 // reference value.
 #include <gtest/gtest.h>
@@ -110,6 +110,18 @@ TEST_P(Norms, LayerNormMatchesTheReference) {
   EXPECT_LT(relative_error(got, ref.to_f32()), 1e-5);
 }
 
+// A layer norm without parameters (no weight, so no bias): OLMo's.
+TEST_P(Norms, LayerNormWithoutAWeightMatchesTheReference) {
+  const NormCase c = GetParam();
+  const HostTensor x = HostTensor::f32({c.rows, c.cols}, random_values(static_cast<size_t>(c.rows * c.cols), 26, 4, 6));
+  const tsr_norm_params p = norm_params(1e-5f, c.plus_one, c.group);  // weight_plus_one is ignored without w
+  HostTensor ref(TSR_DTYPE_F32, {c.rows, c.cols});
+  run_reference(cpu::layer_norm_ref, TSR_OP_LAYER_NORM, &p, {&x}, ref);
+  const auto got = run_on_vulkan(TSR_OP_LAYER_NORM, TSR_DTYPE_F32, &p, {&x}, HostTensor(TSR_DTYPE_F32, {c.rows, c.cols}),
+                                 {36, 260});
+  EXPECT_LT(relative_error(got, ref.to_f32()), 1e-5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, Norms,
                          ::testing::Values(NormCase{1, 64, false, false}, NormCase{3, 173, true, true},
                                            NormCase{17, 1000, false, true}, NormCase{2, 5, true, false},
@@ -176,6 +188,24 @@ TEST_P(Elementwise, ReluSqrIsExact) { EXPECT_EQ(unary_error(TSR_OP_RELU_SQR, cpu
 TEST_P(Elementwise, SoftcapWithin1e6) {
   const tsr_scale_params p{2.5f};
   EXPECT_LT(unary_error(TSR_OP_SOFTCAP, cpu::softcap_ref, &p), 1e-6);
+}
+
+TEST_P(Elementwise, SubIsExact) { EXPECT_EQ(binary_error(TSR_OP_SUB, cpu::sub_ref, false), 0.0); }
+TEST_P(Elementwise, SubBroadcastsARow) { EXPECT_EQ(binary_error(TSR_OP_SUB, cpu::sub_ref, true), 0.0); }
+// The reference rounds x * scale + bias once, as a fused multiply-add does; a shader
+// that rounds the product first rounds twice, each by at most half an ulp of a value no
+// larger than the largest output here: 2^-22 of it.
+TEST_P(Elementwise, AffineWithinTwoRoundings) {
+  const tsr_affine_params p{-0.37f, 1.25f};
+  EXPECT_LT(unary_error(TSR_OP_AFFINE, cpu::affine_ref, &p), 2.4e-7);
+}
+TEST_P(Elementwise, AffineNegationIsExact) {
+  const tsr_affine_params p{-1.0f, 0.0f};
+  EXPECT_EQ(unary_error(TSR_OP_AFFINE, cpu::affine_ref, &p), 0.0);
+}
+TEST_P(Elementwise, ClampIsExact) {
+  const tsr_clamp_params p{-2.5f, 3.0f};
+  EXPECT_EQ(unary_error(TSR_OP_CLAMP, cpu::clamp_ref, &p), 0.0);
 }
 
 class Saturation : public VulkanTest {};

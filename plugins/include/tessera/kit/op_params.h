@@ -1,5 +1,6 @@
-// The checks every kernel of an op makes of its params and KV cache tensors (ROPE,
-// SLICE, GET_ROWS, ATTENTION, KV_WRITE), so backends refuse the same calls with the same messages.
+// The checks every kernel of an op makes of its params and tensors (the norms, the
+// two-input element-wise ops, CLAMP, ROPE, SLICE, GET_ROWS, ATTENTION, KV_WRITE), so
+// backends refuse the same calls with the same messages.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,19 @@
 #include <tessera/plugin_abi.h>
 
 namespace tessera::kit {
+
+// RMS_NORM and LAYER_NORM (`op`): x [N, C], the gain w and bias b [G] (either may be
+// null: left out), out [N, C], all f32, eps >= 0, and a group that divides C. Returns
+// G, the columns of each normalised vector: params.group, or C for group 0.
+int64_t check_norm(const TensorInfo& x, const TensorInfo* w, const TensorInfo* b, const TensorInfo& out,
+                   const tsr_norm_params& params, std::string_view op);
+
+// ADD, MUL and SUB (`op`): a [rows, cols], b of a's shape or a row [cols], out of a's
+// shape, all f32. Returns whether b is the row broadcast over a's rows.
+bool check_binary(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out, std::string_view op);
+
+// Throws KernelError (fail("clamp", ...)) unless lo <= hi (infinities allowed, NaN not).
+void check_clamp_params(const tsr_clamp_params& p);
 
 // Throws KernelError (fail("rope", ...)) for params no ROPE kernel can run.
 void check_rope_params(const tsr_rope_params& p);
