@@ -1,19 +1,16 @@
 #include "core/chat/conversation_json.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
+#include "core/util/text_file.h"
 #include "core/weights/atomic_output_file.h"
 
 namespace tessera::chat {
 namespace {
 
 using nlohmann::json;
-constexpr uintmax_t kMaxConversationBytes = uintmax_t{64} << 20;
+constexpr uint64_t kMaxConversationBytes = uint64_t{64} << 20;
 
 }  // namespace
 
@@ -51,14 +48,7 @@ std::vector<ChatMessage> conversation_from_json(const std::string& text, const s
 }
 
 std::vector<ChatMessage> read_conversation(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": not a regular file");
-  if (std::filesystem::file_size(path, ec) > kMaxConversationBytes) throw Error(path + ": larger than 64 MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return conversation_from_json(text.str(), path);
+  return conversation_from_json(read_text_file(path, kMaxConversationBytes, "a conversation file"), path);
 }
 
 void write_conversation(const std::string& path, const std::vector<ChatMessage>& messages) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <optional>
 
@@ -168,8 +169,10 @@ std::vector<Token> tokenize(const Source& src, const std::string& s, size_t base
       }
       const std::string text = s.substr(i, j - i);
       t.kind = is_float ? Token::Kind::Float : Token::Kind::Int;
+      errno = 0;
       t.value = is_float ? Value(std::strtod(text.c_str(), nullptr))
                          : Value(static_cast<int64_t>(std::strtoll(text.c_str(), nullptr, 10)));
+      if (!is_float && errno == ERANGE) src.fail(t.offset, "the integer " + text + " does not fit in 64 bits");
       i = j;
     } else if (c == '\'' || c == '"') {
       std::string v;

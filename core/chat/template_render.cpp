@@ -13,15 +13,25 @@ namespace {
 struct BreakLoop {};
 struct ContinueLoop {};
 
-// UTF-8 code points of `s`, each as its bytes: Python indexes strings by code point.
-std::vector<std::string> code_points(const std::string& s) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-    out.push_back(s.substr(i, n));
-    i += n;
-  }
+// The bytes of the UTF-8 code point that starts at s[i] (1 for a stray byte).
+size_t code_point_bytes(const std::string& s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+  return std::min(n, s.size() - i);
+}
+
+// Python indexes strings by code point.
+size_t code_point_count(const std::string& s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); i += code_point_bytes(s, i)) ++n;
+  return n;
+}
+
+// Where each code point of `s` starts, and s.size() last.
+std::vector<size_t> code_point_starts(const std::string& s) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < s.size(); i += code_point_bytes(s, i)) out.push_back(i);
+  out.push_back(s.size());
   return out;
 }
 
@@ -58,6 +68,21 @@ std::string map_chars(std::string s, int (*f)(int)) {
   return s;
 }
 
+// Lists, dicts and namespaces nest at most this deep in a value: deeper ones would
+// recurse that deep when printed, compared or freed.
+constexpr int kMaxValueDepth = 64;
+// tojson's indent at most (Python has no limit; no template needs more).
+constexpr int64_t kMaxJsonIndent = 1024;
+// The largest value a template may hold (Value::footprint): four times the text of a
+// conversation of a million tokens. A string doubled in a loop, or a list appended to
+// itself, stops here, in well under a second.
+constexpr size_t kMaxValueBytes = size_t{16} << 20;
+// The work one rendering may do, counted as the footprints of the values it builds and
+// compares: sixteen times the largest value (real templates build a few copies of the
+// conversation). A loop that grows a string a character at a time, or searches a long
+// list at every step (quadratic work), stops here instead of running for hours.
+constexpr size_t kMaxWorkBytes = kMaxValueBytes * 16;
+
 class Renderer {
  public:
   Renderer(const Value& context, const std::string& name, size_t max_output, size_t max_steps)
@@ -79,6 +104,42 @@ class Renderer {
   void emit(const std::string& s, SourcePos pos) {
     out_ += s;
     if (out_.size() > max_output_) fail(pos, "the output passed " + std::to_string(max_output_) + " bytes");
+  }
+
+  // Every value an expression makes is checked, so a template cannot grow one without
+  // bound, nor nest one deeper than kMaxValueDepth.
+  void check_size(size_t footprint, SourcePos pos) const {
+    if (footprint > kMaxValueBytes) {
+      fail(pos, "a value is larger than the limit of " + std::to_string(kMaxValueBytes) + " bytes");
+    }
+  }
+  void check_value(const Value& v, SourcePos pos) const {
+    check_size(v.footprint(), pos);
+    if (v.depth() > kMaxValueDepth) {
+      fail(pos, "lists and dicts nested more than " + std::to_string(kMaxValueDepth) + " deep");
+    }
+  }
+  // A namespace is a reference: one stored inside a list, dict or namespace could come to
+  // hold itself. Only variables hold namespaces.
+  void refuse_namespace(const Value& v, SourcePos pos) const {
+    if (v.kind() == Value::Kind::Namespace) fail(pos, "a namespace cannot be stored inside a list, dict or namespace");
+  }
+
+  // A number as a 64-bit integer (floats toward zero); one out of range is an error.
+  int64_t to_int(const Value& v, SourcePos pos) const {
+    if (v.kind() == Value::Kind::Float) {
+      const double f = v.as_double();
+      if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0)) {
+        fail(pos, "cannot convert " + v.str() + " to a 64-bit integer");
+      }
+    }
+    return v.as_int();
+  }
+  [[noreturn]] void overflow(SourcePos pos, const std::string& expression) const {
+    fail(pos, "integer overflow: " + expression + " does not fit in 64 bits");
+  }
+  [[noreturn]] void overflow(SourcePos pos, int64_t x, const std::string& op, int64_t y) const {
+    overflow(pos, std::to_string(x) + " " + op + " " + std::to_string(y));
   }
 
   void run(const Node& n) {
@@ -110,8 +171,12 @@ class Renderer {
         return keys;
       }
       case Value::Kind::String: {
+        const std::string& s = v.as_string();
+        check_size(code_point_count(s) * Value::kValueWeight + s.size(), pos);  // the list of its characters
         std::vector<Value> chars;
-        for (std::string& c : code_points(v.as_string())) chars.emplace_back(std::move(c));
+        for (size_t i = 0; i < s.size(); i += code_point_bytes(s, i)) {
+          chars.emplace_back(s.substr(i, code_point_bytes(s, i)));
+        }
         return chars;
       }
       case Value::Kind::Undefined: return {};
@@ -183,6 +248,7 @@ class Renderer {
       fail(n.pos, "cannot set '" + n.targets[1] + "' on '" + n.targets[0] + "', a " + ns.type_name() +
                       " (only a namespace() takes fields)");
     }
+    refuse_namespace(v, n.pos);
     Dict& fields = ns.namespace_fields();
     for (auto& [k, x] : fields) {
       if (k == n.targets[1]) {
@@ -204,12 +270,34 @@ class Renderer {
   // ---- expressions ----------------------------------------------------------------
 
   Value eval(const Expr& e) {
+    Value v = compute(e);
+    check_value(v, e.pos);
+    // Names, literals, attributes, items and conditionals share values; the rest build.
+    const bool builds = e.kind != Expr::Kind::Literal && e.kind != Expr::Kind::Name &&
+                        e.kind != Expr::Kind::Attribute && e.kind != Expr::Kind::Subscript &&
+                        e.kind != Expr::Kind::Conditional;
+    if (builds) add_work(v.footprint(), e.pos);
+    return v;
+  }
+
+  void add_work(size_t bytes, SourcePos pos) {
+    work_ += bytes;
+    if (work_ > kMaxWorkBytes) {
+      fail(pos, "the template did more than " + std::to_string(kMaxWorkBytes) +
+                    " bytes of work (values built and compared)");
+    }
+  }
+
+  Value compute(const Expr& e) {
     switch (e.kind) {
       case Expr::Kind::Literal: return e.value;
       case Expr::Kind::Name: return lookup(e.name);
       case Expr::Kind::List: {
         List l;
-        for (const ExprPtr& x : e.items) l.push_back(eval(*x));
+        for (const ExprPtr& x : e.items) {
+          l.push_back(eval(*x));
+          refuse_namespace(l.back(), x->pos);
+        }
         return Value(std::move(l));
       }
       case Expr::Kind::Dict: {
@@ -218,6 +306,7 @@ class Renderer {
           const Value key = eval(*e.items[k]);
           if (!key.is_string()) fail(e.items[k]->pos, "dict keys must be strings");
           d.emplace_back(key.as_string(), eval(*e.items[k + 1]));
+          refuse_namespace(d.back().second, e.items[k + 1]->pos);
         }
         return Value(std::move(d));
       }
@@ -240,7 +329,9 @@ class Renderer {
         if (e.name == "not") return Value(!v.truthy());
         if (!v.is_number()) fail(e.pos, "unary " + e.name + " needs a number, got a " + v.type_name());
         if (e.name == "+") return v;
-        return v.kind() == Value::Kind::Float ? Value(-v.as_double()) : Value(-v.as_int());
+        if (v.kind() == Value::Kind::Float) return Value(-v.as_double());
+        if (v.as_int() == INT64_MIN) overflow(e.pos, "-(" + std::to_string(v.as_int()) + ")");
+        return Value(-v.as_int());
       }
       case Expr::Kind::Binary: return binary(e);
       case Expr::Kind::Conditional:
@@ -277,15 +368,18 @@ class Renderer {
     }
     if (obj.kind() == Value::Kind::List) {
       const auto size = static_cast<int64_t>(obj.as_list().size());
-      const int64_t i = index_in(key.as_int(), size);
+      const int64_t i = index_in(to_int(key, pos), size);
       if (i < 0 || i >= size) return {};
       return obj.as_list()[static_cast<size_t>(i)];
     }
     if (obj.is_string()) {
-      const auto cps = code_points(obj.as_string());
-      const int64_t i = index_in(key.as_int(), static_cast<int64_t>(cps.size()));
-      if (i < 0 || i >= static_cast<int64_t>(cps.size())) return {};
-      return Value(cps[static_cast<size_t>(i)]);
+      const std::string& s = obj.as_string();
+      const int64_t i = index_in(to_int(key, pos), static_cast<int64_t>(code_point_count(s)));
+      if (i < 0) return {};
+      size_t at = 0;
+      for (int64_t k = 0; k < i && at < s.size(); ++k) at += code_point_bytes(s, at);
+      if (at >= s.size()) return {};
+      return Value(s.substr(at, code_point_bytes(s, at)));
     }
     return {};
   }
@@ -294,35 +388,43 @@ class Renderer {
     const Value obj = eval(*e.items[0]);
     const bool is_list = obj.kind() == Value::Kind::List;
     if (!is_list && !obj.is_string()) fail(e.pos, std::string("cannot slice a ") + obj.type_name());
-    const std::vector<std::string> cps = is_list ? std::vector<std::string>{} : code_points(obj.as_string());
-    const auto size = static_cast<int64_t>(is_list ? obj.as_list().size() : cps.size());
+    // A string is sliced by code point: where each starts, unless all are single bytes.
+    const std::string no_text;
+    const std::string& text = is_list ? no_text : obj.as_string();
+    const size_t n_code_points = is_list ? 0 : code_point_count(text);
+    const std::vector<size_t> starts = n_code_points == text.size() ? std::vector<size_t>{} : code_point_starts(text);
+    const auto size = static_cast<int64_t>(is_list ? obj.as_list().size() : n_code_points);
     const auto value_of = [&](const ExprPtr& x) -> std::optional<int64_t> {
       if (!x) return std::nullopt;
       const Value v = eval(*x);
       if (v.is_none()) return std::nullopt;
       if (!v.is_number()) fail(x->pos, std::string("slice bounds must be numbers, not a ") + v.type_name());
-      return v.as_int();
+      return to_int(v, x->pos);
     };
     const int64_t step = value_of(e.items[3]).value_or(1);
     if (step == 0) fail(e.pos, "slice step cannot be zero");
     // Python's rules: negative bounds count from the end, clamped to the sequence.
     const auto bound = [&](std::optional<int64_t> v, int64_t fallback) {
       if (!v) return fallback;
-      int64_t i = *v < 0 ? *v + size : *v;
+      const int64_t i = *v < 0 ? *v + size : *v;
       return step > 0 ? std::clamp<int64_t>(i, 0, size) : std::clamp<int64_t>(i, -1, size - 1);
     };
     const int64_t b = bound(value_of(e.items[1]), step > 0 ? 0 : size - 1);
     const int64_t end = bound(value_of(e.items[2]), step > 0 ? size : -1);
-    std::vector<int64_t> picked;
-    for (int64_t i = b; step > 0 ? i < end : i > end; i += step) picked.push_back(i);
-    if (is_list) {
-      List l;
-      for (int64_t i : picked) l.push_back(obj.as_list()[static_cast<size_t>(i)]);
-      return Value(std::move(l));
-    }
+    List l;
     std::string s;
-    for (int64_t i : picked) s += cps[static_cast<size_t>(i)];
-    return Value(std::move(s));
+    for (int64_t i = b; step > 0 ? i < end : i > end;) {
+      const auto k = static_cast<size_t>(i);
+      if (is_list) {
+        l.push_back(obj.as_list()[k]);
+      } else if (starts.empty()) {
+        s += text[k];
+      } else {
+        s.append(text, starts[k], starts[k + 1] - starts[k]);
+      }
+      if (__builtin_add_overflow(i, step, &i)) break;  // past either end
+    }
+    return is_list ? Value(std::move(l)) : Value(std::move(s));
   }
 
   std::vector<Value> args_of(const Expr& e, size_t first) {
@@ -351,19 +453,31 @@ class Renderer {
     if (name == "raise_exception") fail(e.pos, "the template raised: " + (args.empty() ? "" : args[0].str()));
     if (name == "namespace") {
       Dict d;
-      for (const auto& [k, x] : e.keywords) d.emplace_back(k, eval(*x));
+      for (const auto& [k, x] : e.keywords) {
+        d.emplace_back(k, eval(*x));
+        refuse_namespace(d.back().second, x->pos);
+      }
       return Value::make_namespace(std::move(d));
     }
     if (name == "range") {
-      int64_t b = 0, end = 0;
-      if (args.size() == 1) end = args[0].as_int();
+      int64_t b = 0, end = 0, step = 1;
+      if (args.size() == 1) end = to_int(args[0], e.pos);
       if (args.size() >= 2) {
-        b = args[0].as_int();
-        end = args[1].as_int();
+        b = to_int(args[0], e.pos);
+        end = to_int(args[1], e.pos);
       }
-      if (end - b > static_cast<int64_t>(max_steps_)) fail(e.pos, "range() too long");
+      if (args.size() >= 3) step = to_int(args[2], e.pos);
+      if (step == 0) fail(e.pos, "range() step cannot be zero");
+      // The count in unsigned arithmetic: end - b may not fit in 64 signed bits.
+      const auto ub = static_cast<uint64_t>(b), uend = static_cast<uint64_t>(end);
+      uint64_t count = 0;
+      if (step > 0 && end > b) count = (uend - ub - 1) / static_cast<uint64_t>(step) + 1;
+      if (step < 0 && end < b) count = (ub - uend - 1) / (0 - static_cast<uint64_t>(step)) + 1;
+      if (count > max_steps_) fail(e.pos, "range() too long");
+      check_size(static_cast<size_t>(count + 1) * Value::kValueWeight, e.pos);  // before building it
       List l;
-      for (int64_t i = b; i < end; ++i) l.emplace_back(i);
+      l.reserve(static_cast<size_t>(count));
+      for (uint64_t k = 0; k < count; ++k) l.emplace_back(static_cast<int64_t>(ub + k * static_cast<uint64_t>(step)));
       return Value(std::move(l));
     }
     fail(e.pos, "'" + name + "' is undefined (not a function this renderer knows)");
@@ -390,15 +504,10 @@ class Renderer {
       if (m == "split") return Value(split(s, args, e));
       if (m == "replace") {
         if (args.size() < 2) fail(e.pos, "replace() needs two strings");
-        return Value(replace_all(s, args[0].str(), args[1].str()));
+        return Value(replace_all(s, args[0].str(), args[1].str(), e.pos));
       }
       if (m == "find") return Value(static_cast<int64_t>(args.empty() ? -1 : s.find(args[0].str())));
-      if (m == "join") {
-        std::string out;
-        const auto items = items_of(args.empty() ? Value() : args[0], e.pos);
-        for (size_t i = 0; i < items.size(); ++i) out += (i ? s : "") + items[i].str();
-        return Value(out);
-      }
+      if (m == "join") return Value(join(items_of(args.empty() ? Value() : args[0], e.pos), s, e.pos));
     }
     if (obj.is_mapping()) {
       if (m == "items" || m == "keys" || m == "values") {
@@ -420,10 +529,50 @@ class Renderer {
     fail(e.pos, std::string("a ") + obj.type_name() + " has no method '" + m + "' this renderer knows");
   }
 
-  static std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  // Every `from` in `s` replaced by `to`, in one pass; refused before it is built when it
+  // would pass the limit.
+  std::string replace_all(const std::string& s, const std::string& from, const std::string& to, SourcePos pos) const {
     if (from.empty()) return s;
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-    return s;
+    size_t count = 0;
+    if (from.size() == 1) {
+      count = static_cast<size_t>(std::count(s.begin(), s.end(), from[0]));
+    } else {
+      for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + from.size())) ++count;
+    }
+    if (count == 0) return s;
+    // count <= s.size() <= the limit, so none of this overflows
+    const size_t size = s.size() - count * from.size() + count * to.size();
+    check_size(size, pos);
+    std::string out;
+    out.reserve(size);
+    if (from.size() == 1) {
+      for (const char c : s) {
+        if (c == from[0]) {
+          out += to;
+        } else {
+          out += c;
+        }
+      }
+      return out;
+    }
+    size_t start = 0;
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, start)) {
+      out.append(s, start, at - start);
+      out += to;
+      start = at + from.size();
+    }
+    out.append(s, start, std::string::npos);
+    return out;
+  }
+
+  std::string join(const std::vector<Value>& items, const std::string& sep, SourcePos pos) const {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i) out += sep;
+      out += items[i].str();
+      check_size(out.size(), pos);
+    }
+    return out;
   }
 
   List split(const std::string& s, const std::vector<Value>& args, const Expr& e) const {
@@ -441,11 +590,15 @@ class Renderer {
     }
     const std::string sep = args[0].str();
     if (sep.empty()) fail(e.pos, "split() with an empty separator");
-    int64_t max = args.size() > 1 ? args[1].as_int() : -1;
-    size_t start = 0;
-    for (size_t at = s.find(sep); at != std::string::npos && max != 0; at = s.find(sep, start), --max) {
+    int64_t max = args.size() > 1 ? to_int(args[1], e.pos) : -1;
+    if (max < 0) max = -1;  // no limit
+    size_t start = 0, footprint = Value::kValueWeight;
+    for (size_t at = s.find(sep); at != std::string::npos && max != 0; at = s.find(sep, start)) {
       out.emplace_back(s.substr(start, at - start));
       start = at + sep.size();
+      if (max > 0) --max;
+      footprint += out.back().footprint();
+      check_size(footprint, e.pos);
     }
     out.emplace_back(s.substr(start));
     return out;
@@ -457,7 +610,7 @@ class Renderer {
     const std::string& f = e.name;
     if (f == "trim") return Value(strip(v.str(), nullptr, true, true));
     if (f == "length" || f == "count") {
-      if (v.is_string()) return Value(static_cast<int64_t>(code_points(v.as_string()).size()));
+      if (v.is_string()) return Value(static_cast<int64_t>(code_point_count(v.as_string())));
       if (v.kind() == Value::Kind::List) return Value(static_cast<int64_t>(v.as_list().size()));
       if (v.is_mapping()) return Value(static_cast<int64_t>(v.as_dict().size()));
       if (!v.is_defined()) return Value(int64_t{0});
@@ -465,7 +618,13 @@ class Renderer {
     }
     if (f == "tojson") {
       const Value indent = keyword(e, "indent", args, 0);
-      return Value(v.to_json(indent.is_number() ? static_cast<int>(indent.as_int()) : -1));
+      const int64_t spaces = indent.is_number() ? to_int(indent, e.pos) : -1;
+      if (spaces > kMaxJsonIndent) {
+        fail(e.pos, "tojson indent " + std::to_string(spaces) + " is over " + std::to_string(kMaxJsonIndent));
+      }
+      std::string json = v.to_json(static_cast<int>(std::max<int64_t>(spaces, -1)), kMaxValueBytes);
+      check_size(json.size(), e.pos);
+      return Value(std::move(json));
     }
     if (f == "upper") return Value(map_chars(v.str(), ::toupper));
     if (f == "lower") return Value(map_chars(v.str(), ::tolower));
@@ -483,13 +642,7 @@ class Renderer {
       if (items.empty()) return {};
       return f == "first" ? items.front() : items.back();
     }
-    if (f == "join") {
-      const auto items = items_of(v, e.pos);
-      const std::string sep = keyword(e, "d", args, 0).str();
-      std::string out;
-      for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i].str();
-      return Value(out);
-    }
+    if (f == "join") return Value(join(items_of(v, e.pos), keyword(e, "d", args, 0).str(), e.pos));
     if (f == "list") return Value(items_of(v, e.pos));
     if (f == "reverse") {
       auto items = items_of(v, e.pos);
@@ -504,11 +657,15 @@ class Renderer {
     if (f == "items") return call_method(v, "items", args, e);
     if (f == "replace") {
       if (args.size() < 2) fail(e.pos, "replace needs two strings");
-      return Value(replace_all(v.str(), args[0].str(), args[1].str()));
+      return Value(replace_all(v.str(), args[0].str(), args[1].str(), e.pos));
     }
-    if (f == "int") return Value(v.is_string() ? static_cast<int64_t>(std::strtoll(v.as_string().c_str(), nullptr, 10)) : v.as_int());
+    if (f == "int") return Value(v.is_string() ? static_cast<int64_t>(std::strtoll(v.as_string().c_str(), nullptr, 10)) : to_int(v, e.pos));
     if (f == "float") return Value(v.is_string() ? std::strtod(v.as_string().c_str(), nullptr) : v.as_double());
-    if (f == "abs") return v.kind() == Value::Kind::Float ? Value(std::fabs(v.as_double())) : Value(static_cast<int64_t>(std::llabs(v.as_int())));
+    if (f == "abs") {
+      if (v.kind() == Value::Kind::Float) return Value(std::fabs(v.as_double()));
+      if (v.as_int() == INT64_MIN) overflow(e.pos, "abs(" + std::to_string(v.as_int()) + ")");
+      return Value(static_cast<int64_t>(std::llabs(v.as_int())));
+    }
     if (f == "map") {
       const Value attr = keyword(e, "attribute", args, 99);
       if (!attr.is_string()) fail(e.pos, "map() is supported with attribute= only");
@@ -549,8 +706,12 @@ class Renderer {
     if (t == "mapping") return v.is_mapping();
     if (t == "iterable") return v.is_iterable();
     if (t == "sequence") return v.kind() == Value::Kind::List || v.is_string() || v.is_mapping();
-    if (t == "even" || t == "odd") return v.is_number() && (v.as_int() % 2 == 0) == (t == "even");
-    if (t == "divisibleby") return !args.empty() && args[0].as_int() != 0 && v.as_int() % args[0].as_int() == 0;
+    if (t == "even" || t == "odd") return v.is_number() && (to_int(v, pos) % 2 == 0) == (t == "even");
+    if (t == "divisibleby") {
+      if (args.empty()) return false;
+      const int64_t d = to_int(args[0], pos);
+      return d != 0 && (d == -1 || to_int(v, pos) % d == 0);  // INT64_MIN % -1 would trap
+    }
     if (t == "equalto" || t == "eq" || t == "==" || t == "sameas") return !args.empty() && v == args[0];
     if (t == "ne" || t == "!=") return args.empty() || !(v == args[0]);
     fail(pos, "unknown test '" + t + "'");
@@ -568,10 +729,15 @@ class Renderer {
     }
     const Value a = eval(*e.items[0]);
     const Value b = eval(*e.items[1]);
+    if (op == "==" || op == "!=" || op == "in" || op == "not in") add_work(a.footprint() + b.footprint(), e.pos);
     if (op == "==") return Value(a == b);
     if (op == "!=") return Value(!(a == b));
     if (op == "in" || op == "not in") return Value(contains(b, a, e.pos) == (op == "in"));
-    if (op == "~") return Value(a.str() + b.str());
+    if (op == "~") {
+      std::string as = a.str(), bs = b.str();
+      check_size(as.size() + bs.size(), e.pos);
+      return Value(as + bs);
+    }
     if (op == "<" || op == ">" || op == "<=" || op == ">=") {
       int c = 0;
       if (a.is_number() && b.is_number()) {
@@ -583,6 +749,7 @@ class Renderer {
       }
       return Value(op == "<" ? c < 0 : op == ">" ? c > 0 : op == "<=" ? c <= 0 : c >= 0);
     }
+    if (op == "+") check_size(a.footprint() + b.footprint(), e.pos);  // before building it (each is in the limit)
     if (op == "+") {
       if (a.is_string() && b.is_string()) return Value(a.as_string() + b.as_string());
       if (a.kind() == Value::Kind::List && b.kind() == Value::Kind::List) {
@@ -606,18 +773,40 @@ class Renderer {
         return op == "//" ? Value(q) : Value(a.as_double() - q * b.as_double());
       }
       const int64_t x = a.as_int(), y = b.as_int();
+      if (y == -1) {  // INT64_MIN / -1 traps; x // -1 is -x, x % -1 is 0
+        if (op == "%") return Value(int64_t{0});
+        if (x == INT64_MIN) overflow(e.pos, x, op, y);
+        return Value(-x);
+      }
       int64_t q = x / y;
       if ((x % y != 0) && ((x < 0) != (y < 0))) --q;  // Python floors
       return op == "//" ? Value(q) : Value(x - q * y);
     }
-    if (op == "**") return floats ? Value(std::pow(a.as_double(), b.as_double()))
-                                  : Value(static_cast<int64_t>(std::llround(std::pow(a.as_double(), b.as_double()))));
+    if (op == "**") {
+      if (floats || b.as_int() < 0) return Value(std::pow(a.as_double(), b.as_double()));  // Python: 2 ** -1 is 0.5
+      return Value(int_power(a.as_int(), b.as_int(), e.pos));
+    }
     if (floats) {
       const double x = a.as_double(), y = b.as_double();
       return Value(op == "+" ? x + y : op == "-" ? x - y : x * y);
     }
     const int64_t x = a.as_int(), y = b.as_int();
-    return Value(op == "+" ? x + y : op == "-" ? x - y : x * y);
+    int64_t r = 0;
+    const bool over = op == "+" ? __builtin_add_overflow(x, y, &r)
+                      : op == "-" ? __builtin_sub_overflow(x, y, &r)
+                                  : __builtin_mul_overflow(x, y, &r);
+    if (over) overflow(e.pos, x, op, y);
+    return Value(r);
+  }
+
+  // base ** exponent (exponent >= 0) by squaring, every step checked.
+  int64_t int_power(int64_t base, int64_t exponent, SourcePos pos) const {
+    int64_t result = 1, square = base;
+    for (int64_t k = exponent; k > 0; k >>= 1) {
+      if ((k & 1) && __builtin_mul_overflow(result, square, &result)) overflow(pos, base, "**", exponent);
+      if (k > 1 && __builtin_mul_overflow(square, square, &square)) overflow(pos, base, "**", exponent);
+    }
+    return result;
   }
 
   bool contains(const Value& haystack, const Value& needle, SourcePos pos) const {
@@ -636,6 +825,7 @@ class Renderer {
   const std::string& name_;
   size_t max_output_, max_steps_;
   size_t steps_ = 0;
+  size_t work_ = 0;  // footprints of the values built and compared so far (kMaxWorkBytes)
   std::vector<std::map<std::string, Value>> scopes_;
   std::string out_;
 };

@@ -1,12 +1,11 @@
 #include "core/chat/template_source.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
+#include "core/util/text_file.h"
 #include "core/weights/weight_file.h"
 
 namespace tessera::chat {
@@ -16,19 +15,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // Templates are a few KiB; a bigger file is not one.
-constexpr uintmax_t kMaxTemplateBytes = uintmax_t{1} << 20;
+constexpr uint64_t kMaxTemplateBytes = uint64_t{1} << 20;
 
-std::string read_text_file(const fs::path& path, const char* what) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw Error(path.string() + ": not a regular file (" + what + ")");
-  if (fs::file_size(path, ec) > kMaxTemplateBytes) {
-    throw Error(path.string() + ": larger than 1 MiB, too large for " + std::string(what));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open " + std::string(what));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::string read_template_file(const fs::path& path, const char* what) {
+  return read_text_file(path.string(), kMaxTemplateBytes, what);
 }
 
 // tokenizer_config.json of a Hugging Face folder, or null when it has none.
@@ -37,15 +27,15 @@ json folder_config(const WeightFile& weights) {
   const fs::path path = fs::path(weights.path()) / "tokenizer_config.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) return nullptr;
+  const std::string text = read_template_file(path, "a tokenizer configuration");
+  json config;
   try {
-    json config = json::parse(read_text_file(path, "the tokenizer configuration"));
-    if (!config.is_object()) throw Error("not a JSON object");
-    return config;
+    config = json::parse(text);
   } catch (const json::exception& e) {
     throw Error(path.string() + ": not valid JSON: " + e.what());
-  } catch (const Error& e) {
-    throw Error(path.string() + ": " + e.what());
   }
+  if (!config.is_object()) throw Error(path.string() + ": not a JSON object");
+  return config;
 }
 
 // "chat_template": "..." or [{"name": "default", "template": "..."}, ...].
@@ -86,7 +76,7 @@ std::optional<TemplateSource> model_chat_template(const WeightFile& weights) {
   if (weights.format() != "hf") return std::nullopt;
   const fs::path jinja = fs::path(weights.path()) / "chat_template.jinja";
   std::error_code ec;
-  if (fs::exists(jinja, ec)) return TemplateSource{read_text_file(jinja, "a chat template"), jinja.string()};
+  if (fs::exists(jinja, ec)) return TemplateSource{read_template_file(jinja, "a chat template"), jinja.string()};
   const std::string config_path = (fs::path(weights.path()) / "tokenizer_config.json").string();
   if (auto text = config_template(folder_config(weights), config_path)) {
     return TemplateSource{std::move(*text), config_path + ": chat_template"};
@@ -107,7 +97,7 @@ TemplateSource chosen_template(const std::string& value) {
     for (const std::string& n : builtin_template_names()) names += (names.empty() ? "" : ", ") + n;
     throw Error("--chat-template '" + value + "' is neither a built-in template (" + names + ") nor a file");
   }
-  return TemplateSource{read_text_file(value, "a chat template"), value};
+  return TemplateSource{read_template_file(value, "a chat template"), value};
 }
 
 }  // namespace tessera::chat

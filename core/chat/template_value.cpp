@@ -1,5 +1,6 @@
 #include "core/chat/template_value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,9 +16,29 @@ Value Value::none() {
 Value::Value(bool b) : kind_(Kind::Bool), b_(b), i_(b ? 1 : 0) {}
 Value::Value(int64_t i) : kind_(Kind::Int), i_(i) {}
 Value::Value(double d) : kind_(Kind::Float), f_(d) {}
-Value::Value(std::string s) : kind_(Kind::String), s_(std::make_shared<const std::string>(std::move(s))) {}
-Value::Value(List l) : kind_(Kind::List), l_(std::make_shared<const List>(std::move(l))) {}
-Value::Value(Dict d) : kind_(Kind::Dict), d_(std::make_shared<Dict>(std::move(d))) {}
+namespace {
+
+size_t saturating_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+}  // namespace
+
+Value::Value(std::string s)
+    : kind_(Kind::String), s_(std::make_shared<const std::string>(std::move(s))),
+      footprint_(saturating_add(kValueWeight, s_->size())) {}
+
+Value::Value(List l) : kind_(Kind::List), l_(std::make_shared<const List>(std::move(l))), depth_(1) {
+  for (const Value& v : *l_) {
+    footprint_ = saturating_add(footprint_, v.footprint_);
+    depth_ = std::max(depth_, v.depth_ + 1);
+  }
+}
+
+Value::Value(Dict d) : kind_(Kind::Dict), d_(std::make_shared<Dict>(std::move(d))), depth_(1) {
+  for (const auto& [k, v] : *d_) {
+    footprint_ = saturating_add(footprint_, saturating_add(k.size(), v.footprint_));
+    depth_ = std::max(depth_, v.depth_ + 1);
+  }
+}
 
 Value Value::make_namespace(Dict d) {
   Value v(std::move(d));
@@ -25,7 +46,14 @@ Value Value::make_namespace(Dict d) {
   return v;
 }
 
-int64_t Value::as_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(f_) : i_; }
+int64_t Value::as_int() const {
+  if (kind_ != Kind::Float) return i_;
+  if (std::isnan(f_)) return 0;
+  // 2^63 is exact as a double; casting anything outside [-2^63, 2^63) is undefined.
+  if (f_ >= 9223372036854775808.0) return INT64_MAX;
+  if (f_ < -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(f_);
+}
 double Value::as_double() const { return kind_ == Kind::Float ? f_ : static_cast<double>(i_); }
 
 bool Value::truthy() const {
@@ -113,10 +141,11 @@ void json_string(const std::string& s, std::string& out) {
   out += '"';
 }
 
-void json(const Value& v, int indent, int depth, std::string& out) {
+void json(const Value& v, int indent, int depth, size_t max_bytes, std::string& out) {
+  if (out.size() > max_bytes) return;  // the caller refuses a text this long
   const auto newline = [&](int d) {
     out += '\n';
-    out.append(static_cast<size_t>(indent * d), ' ');
+    out.append(static_cast<size_t>(indent) * static_cast<size_t>(d), ' ');
   };
   switch (v.kind()) {
     case Value::Kind::Undefined:
@@ -132,10 +161,10 @@ void json(const Value& v, int indent, int depth, std::string& out) {
         return;
       }
       out += '[';
-      for (size_t i = 0; i < l.size(); ++i) {
+      for (size_t i = 0; i < l.size() && out.size() <= max_bytes; ++i) {
         if (i) out += indent >= 0 ? "," : ", ";
         if (indent >= 0) newline(depth + 1);
-        json(l[i], indent, depth + 1, out);
+        json(l[i], indent, depth + 1, max_bytes, out);
       }
       if (indent >= 0) newline(depth);
       out += ']';
@@ -149,12 +178,12 @@ void json(const Value& v, int indent, int depth, std::string& out) {
         return;
       }
       out += '{';
-      for (size_t i = 0; i < d.size(); ++i) {
+      for (size_t i = 0; i < d.size() && out.size() <= max_bytes; ++i) {
         if (i) out += indent >= 0 ? "," : ", ";
         if (indent >= 0) newline(depth + 1);
         json_string(d[i].first, out);
         out += ": ";
-        json(d[i].second, indent, depth + 1, out);
+        json(d[i].second, indent, depth + 1, max_bytes, out);
       }
       if (indent >= 0) newline(depth);
       out += '}';
@@ -196,9 +225,9 @@ std::string Value::repr() const {
   return "";
 }
 
-std::string Value::to_json(int indent) const {
+std::string Value::to_json(int indent, size_t max_bytes) const {
   std::string out;
-  json(*this, indent, 0, out);
+  json(*this, indent, 0, max_bytes, out);
   return out;
 }
 

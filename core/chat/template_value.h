@@ -3,6 +3,7 @@
 // namespaces (mutable records set with `{% set ns.x = ... %}`).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,6 +41,8 @@ class Value {
   bool is_iterable() const { return kind_ == Kind::List || kind_ == Kind::String || is_mapping(); }
 
   bool as_bool() const { return b_; }
+  // A float converts toward zero, saturating at the int64 range (NaN gives 0); callers
+  // that must refuse such a float check it first.
   int64_t as_int() const;
   double as_double() const;
   const std::string& as_string() const { return *s_; }
@@ -57,9 +60,20 @@ class Value {
   // Python's repr(): strings quoted, as inside lists and dicts.
   std::string repr() const;
   // JSON as the tojson filter writes it (Python's json.dumps with sorted keys off,
-  // ", " and ": " separators; `indent` > 0 for one item a line).
-  std::string to_json(int indent = -1) const;
+  // ", " and ": " separators; `indent` > 0 for one item a line). Writing stops once the
+  // text is longer than `max_bytes`: the result is then incomplete, for a caller that
+  // refuses anything that long.
+  std::string to_json(int indent = -1, size_t max_bytes = SIZE_MAX) const;
   const char* type_name() const;
+
+  // About the memory the value takes, for the renderer's limits: kValueWeight for the
+  // value and for each element, key and field inside it (a shared one each time it
+  // appears), plus the bytes of every string; saturates at SIZE_MAX. A namespace's
+  // counts its fields as they were when it was made.
+  size_t footprint() const { return footprint_; }
+  // How many lists, dicts and namespaces nest in it: 0 for a scalar.
+  int depth() const { return depth_; }
+  static constexpr size_t kValueWeight = 64;  // about sizeof(Value)
 
   friend bool operator==(const Value& a, const Value& b);
 
@@ -71,6 +85,8 @@ class Value {
   std::shared_ptr<const std::string> s_;
   std::shared_ptr<const List> l_;
   std::shared_ptr<Dict> d_;
+  size_t footprint_ = kValueWeight;
+  int depth_ = 0;
 };
 
 }  // namespace tessera::chat

@@ -343,6 +343,11 @@ void GraphExecutor::run_nodes(int d, size_t first, size_t end, const std::vector
     try {
       device.run(kernels[i], call);
     } catch (const Error& e) {
+      // Close the step (what was queued runs or is dropped) so the device can take the next one.
+      try {
+        device.end_step();
+      } catch (const Error&) {
+      }
       throw Error(std::string(e.what()) + " [" + describe_node(n, i) + "]");
     }
   }

@@ -19,9 +19,17 @@
 #include "core/graph/graph.h"
 #include "core/plugin/device.h"
 #include "core/plugin/kernel_registry.h"
+#include "core/util/error.h"
 #include "core/weights/weight_file.h"
 
 namespace tessera {
+
+// What verify mode throws when an op's output differs from the reference's: the run
+// must stop there (it is not a failure of the request being computed).
+class VerifyError : public Error {
+ public:
+  using Error::Error;
+};
 
 // Another device and its kernels: where the nodes the main device cannot run go (a
 // fallback), or what every op is checked against (a reference, verify mode).
@@ -62,7 +70,7 @@ class GraphExecutor {
   // buffer cannot be allocated.
   // With a `reference`, every op of every step also runs there on the same inputs (the
   // values the devices under test computed), its output is compared within
-  // op_tolerance, and run() throws tessera::Error describing the first op that
+  // op_tolerance, and run() throws VerifyError describing the first op that
   // differs: step, node, DSL origin, shape, dtype, errors. The reference keeps its own
   // weights, KV cache (written by its own kv_write) and activations.
   GraphExecutor(const Graph& graph, const WeightFile& weights, std::shared_ptr<Device> device,

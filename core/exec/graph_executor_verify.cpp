@@ -121,7 +121,7 @@ void GraphExecutor::verify_node(size_t i, const StepBatch& batch, const StepDims
   const GraphTensor& t = graph_.tensor(n.output);
   const tsr_tensor shape = describe(n.output, d, dims);
   const auto w = static_cast<size_t>(std::max<int64_t>(diff.worst, 0));
-  throw Error("verify: step " + std::to_string(verify_.steps) + ", " + where + ": output '" + t.name + "' " +
+  throw VerifyError("verify: step " + std::to_string(verify_.steps) + ", " + where + ": output '" + t.name + "' " +
               (t.role == TensorRole::Cache ? "(the cache rows of this step) " : shape_text(shape) + " ") +
               std::string(dtype_name(t.dtype)) + " on " + devices_[static_cast<size_t>(d)]->name() +
               " differs from the reference " + verify_.reference + ": " +

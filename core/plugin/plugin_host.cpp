@@ -41,7 +41,8 @@ std::vector<std::string> split_path_list(const std::string& list) {
 
 }  // namespace
 
-PluginHost::PluginHost(const std::vector<std::string>& search_dirs) {
+PluginHost::PluginHost(const std::vector<std::string>& search_dirs, PluginLoadPolicy policy)
+    : policy_(std::move(policy)) {
   for (const std::string& dir : search_dirs) scan_directory(dir);
 }
 
@@ -73,7 +74,9 @@ std::shared_ptr<const PluginLibrary> PluginHost::reload(std::string_view name) {
   const size_t failures = failures_.size();
   load_file(file);
   if (failures_.size() > failures) throw Error("cannot reload plugin '" + std::string(name) + "': " + failures_.back().message);
-  return plugins_.back();
+  // Loaded again, or probed and kept available by the policy: load it now.
+  if (auto plugin = load_available(name)) return plugin;
+  throw Error("cannot reload plugin '" + std::string(name) + "': " + file.string() + " now holds another plugin");
 }
 
 void PluginHost::refuse(const std::filesystem::path& file, std::string message) {
@@ -96,6 +99,36 @@ void PluginHost::scan_directory(const std::filesystem::path& dir) {
 
 void PluginHost::load_file(const std::filesystem::path& file) {
   if (!first_visit(file)) return;
+  if (!policy_.probe_first) return load_library(file);
+  PluginProbe probe = probe_plugin(file, policy_.probe_timeout);
+  if (!probe.ok) return refuse(file, probe.failure);
+  if (policy_.wanted && !policy_.wanted(probe)) {
+    available_.push_back(std::move(probe));
+    return;
+  }
+  load_library(file);
+}
+
+std::shared_ptr<const PluginLibrary> PluginHost::load_available(std::string_view name) {
+  if (auto loaded = find(name)) return loaded;
+  const auto it = std::find_if(available_.begin(), available_.end(), [&](const PluginProbe& p) { return p.name == name; });
+  if (it == available_.end()) return nullptr;
+  const std::filesystem::path file = it->path;
+  available_.erase(it);
+  load_library(file);
+  return find(name);
+}
+
+void PluginHost::load_available_backend(std::string_view backend) {
+  load_available(backend);
+  std::vector<std::string> extensions;
+  for (const PluginProbe& p : available_) {
+    if (p.extends == backend) extensions.push_back(p.name);
+  }
+  for (const std::string& name : extensions) load_available(name);
+}
+
+void PluginHost::load_library(const std::filesystem::path& file) {
   std::shared_ptr<const PluginLibrary> plugin;
   try {
     plugin = PluginLibrary::load(file);

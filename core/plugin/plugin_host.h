@@ -2,7 +2,9 @@
 // that load and validate, and records every refused file with its reason.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "core/ops/custom_op.h"
 #include "core/plugin/plugin_library.h"
+#include "core/plugin/plugin_probe.h"
 
 namespace tessera {
 
@@ -24,11 +27,22 @@ struct PluginSearchDir {
   bool exists = false;  // a missing directory is skipped, not an error
 };
 
+// How the host treats the files it finds.
+struct PluginLoadPolicy {
+  // Loads each file in a child process first (probe_plugin): one that crashes or
+  // hangs there is refused with the reason and never loaded into this process.
+  bool probe_first = false;
+  std::chrono::milliseconds probe_timeout{20000};
+  // With probe_first: which plugins to load into this process (null: all). The others
+  // are kept as available(), to load later by name (load_available).
+  std::function<bool(const PluginProbe&)> wanted;
+};
+
 class PluginHost {
  public:
   PluginHost() = default;
   // Scans each directory in order (see scan_directory).
-  explicit PluginHost(const std::vector<std::string>& search_dirs);
+  explicit PluginHost(const std::vector<std::string>& search_dirs, PluginLoadPolicy policy = {});
 
   // Loads every lib*.so of `dir`, in file name order. A file that fails to load is
   // recorded in failures() and does not stop the others. A plugin whose name is
@@ -51,6 +65,14 @@ class PluginHost {
 
   // The plugin called `name`, or nullptr.
   std::shared_ptr<const PluginLibrary> find(std::string_view name) const;
+  // The plugin called `name`, loading it first when it is available but was not
+  // wanted; nullptr when there is none (a refused load is recorded in failures()).
+  std::shared_ptr<const PluginLibrary> load_available(std::string_view name);
+  // load_available(backend), and every available kernel plugin extending it: what
+  // opening that backend needs.
+  void load_available_backend(std::string_view backend);
+  // Plugins probed and not loaded (not wanted by the policy), in scan order.
+  const std::vector<PluginProbe>& available() const { return available_; }
   // The ops the loaded plugins declare, and the plugins' names: what a model
   // definition may call as `plugin.op(...)`.
   CustomOpCatalog op_catalog() const;
@@ -77,8 +99,11 @@ class PluginHost {
   bool first_visit(const std::filesystem::path& path);
   static std::filesystem::path visit_key(const std::filesystem::path& path);
   void refuse(const std::filesystem::path& file, std::string message);
+  void load_library(const std::filesystem::path& file);
 
   std::vector<std::shared_ptr<const PluginLibrary>> plugins_;
+  std::vector<PluginProbe> available_;
+  PluginLoadPolicy policy_;
   std::vector<PluginFailure> failures_;
   std::vector<PluginSearchDir> searched_;
   std::set<std::filesystem::path> visited_;

@@ -7,6 +7,7 @@
 
 #include "core/tokenizer/byte_encoding.h"
 #include "core/tokenizer/special_tokens.h"
+#include "core/tokenizer/utf8.h"
 #include "core/util/error.h"
 #include "core/weights/weight_file.h"
 
@@ -62,11 +63,19 @@ void BpeTokenizer::encode_text(std::string_view text, std::vector<int32_t>& out)
       const int32_t id = index_.find(piece);
       if (id >= 0) {
         out.push_back(id);
-      } else if (vocab_.unk_id >= 0) {
-        out.push_back(vocab_.unk_id);
-      } else {
-        throw Error("cannot encode '" + std::string(word) + "': the piece '" + std::string(piece) +
-                    "' is not in the vocabulary, which has no unknown token");
+        continue;
+      }
+      // A piece the vocabulary lacks (a byte no token covers: SmolLM2 has none for
+      // 0x16, say) becomes its bytes' own tokens where they exist and is otherwise
+      // dropped, as llama.cpp and Hugging Face's tokenizers do. Never the unknown
+      // token, which byte-level vocabularies make their end-of-text: a stray byte in a
+      // prompt must not end it.
+      for (size_t at = 0; at < piece.size();) {
+        const size_t len = std::min(utf8_sequence_length(static_cast<unsigned char>(piece[at])), piece.size() - at);
+        if (const int32_t byte_id = index_.find(piece.substr(at, std::max<size_t>(len, 1))); byte_id >= 0) {
+          out.push_back(byte_id);
+        }
+        at += std::max<size_t>(len, 1);
       }
     }
   }

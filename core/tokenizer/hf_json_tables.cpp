@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/util/error.h"
+#include "core/util/text_file.h"
 #include "core/weights/json_text.h"
 
 namespace tessera::hf_json {
@@ -51,11 +52,8 @@ bool template_starts_with(const json& processor, const std::string& bos) {
 }  // namespace
 
 json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_json_text(text.str(), path, "");
+  // A tokenizer.json of a large vocabulary is tens of MiB; 1 GiB is not one.
+  return parse_json_text(read_text_file(path, uint64_t{1} << 30, "a tokenizer file"), path, "");
 }
 
 bool is_type(const json& node, const char* type) {

@@ -31,13 +31,17 @@ struct FdGuard {
 }  // namespace
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
-  FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, forever.
+  FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (guard.fd < 0) throw_errno(path, "open", errno);
 
   struct stat st {};
   if (::fstat(guard.fd, &st) != 0) throw_errno(path, "stat", errno);
   if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot map: it is a directory");
-  if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot map: not a regular file");
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(path + ": cannot map: not a regular file (" +
+                (S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" : "a special file") + ")");
+  }
 
   size_ = static_cast<uint64_t>(st.st_size);
   if (size_ == 0) return;  // mmap refuses length 0; an empty mapping is just empty

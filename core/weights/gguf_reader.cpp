@@ -22,7 +22,23 @@ namespace {
 // file could otherwise recurse deep enough to exhaust the stack.
 constexpr int kMaxArrayDepth = 8;
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+// A name or key from the file as messages show it: control bytes escaped (\x1b), so a
+// hostile file cannot write to the terminal through an error message.
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  for (const char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f) {
+      static const char* const kHex = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
 
 MetaValue read_value(ByteReader& r, int type, const std::string& what, int depth);
 
@@ -162,6 +178,44 @@ struct TensorInfo {
   uint64_t offset;        // relative to the data section
   uint64_t offset_field;  // file offset of the offset field, for messages
 };
+
+// Each tensor's data follows the previous one's at the alignment, in the order of the
+// tensor list, as GGUF writers lay them out (and llama.cpp requires): so no two tensors
+// share bytes, and a tensor whose type or shape was changed (its size with it) shows as
+// a gap or an overlap at its neighbour. After the last one, only padding may remain.
+void check_tensor_order(ByteReader& r, const std::vector<TensorInfo>& infos, uint64_t data_offset, uint64_t alignment,
+                        uint64_t file_size) {
+  uint64_t expected = 0;  // where the next tensor's data must start, relative to the data section
+  const TensorInfo* previous = nullptr;
+  const auto range = [&](const TensorInfo& t) {
+    return "[" + std::to_string(data_offset + t.offset) + ", " + std::to_string(data_offset + t.offset + t.view.n_bytes) + ")";
+  };
+  for (const TensorInfo& info : infos) {
+    if (info.offset != expected) {
+      const std::string where = "tensor " + quoted(info.view.name) + " data " + range(info) + " ";
+      if (previous == nullptr) {
+        r.fail(info.offset_field, where + "does not start the data section (offset " + std::to_string(info.offset) +
+                                      ", expected 0)");
+      }
+      r.fail(info.offset_field,
+             where + (info.offset < expected ? "overlaps" : "leaves a gap of " + std::to_string(info.offset - expected) +
+                                                             " bytes after") +
+                 " tensor " + quoted(previous->view.name) + " " + range(*previous) +
+                 ": a tensor's type, shape or offset is wrong (each tensor's data follows the previous one's at "
+                 "the alignment " + std::to_string(alignment) + ")");
+    }
+    if (info.view.n_bytes > UINT64_MAX - info.offset - alignment) break;  // the extent check reports it
+    expected = gguf::align_up(info.offset + info.view.n_bytes, alignment);
+    previous = &info;
+  }
+  if (previous == nullptr) return;
+  const uint64_t end = data_offset + previous->offset + previous->view.n_bytes;
+  if (end <= file_size && file_size - end >= alignment) {
+    r.fail(previous->offset_field, "the file has " + std::to_string(file_size - end) + " bytes after the data of " +
+                                       "its last tensor " + quoted(previous->view.name) + " " + range(*previous) +
+                                       ": a tensor's type or shape is wrong (its data is larger than declared)");
+  }
+}
 
 std::vector<int64_t> read_shape(ByteReader& r, const std::string& name) {
   const uint64_t at = r.offset();
@@ -308,6 +362,10 @@ void GgufFile::parse() {
                  std::to_string(info.view.n_bytes) + " bytes] runs past the end of the file (" +
                  std::to_string(file_size) + " bytes)");
     }
+  }
+  check_tensor_order(r, infos, data_offset_, alignment_, file_size);
+  for (TensorInfo& info : infos) {
+    const uint64_t start = data_offset_ + info.offset;
     info.view.data = file_.data() + start;
     check_scales(r, info.view, start);
     tensors_.push_back(std::move(info.view));

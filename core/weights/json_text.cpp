@@ -25,10 +25,22 @@ struct OpenObject {
   std::string last_key;
 };
 
+// The objects open where the parser is, outermost first; it outlives the parser's copy
+// of the callback, so a failure can say where in the document it happened.
+using OpenObjects = std::vector<OpenObject>;
+
+// " at key 'K' in DOC (inside 'P')" for the innermost open object, or " in DOC".
+std::string where_in(const OpenObjects& objects, const std::string& document) {
+  if (objects.empty() || objects.back().last_key.empty()) return in_document(document);
+  const OpenObject& object = objects.back();
+  const std::string inside = object.path.empty() ? "" : " (inside '" + object.path + "')";
+  return " at key '" + object.last_key + "'" + in_document(document) + inside;
+}
+
 class DuplicateKeyCheck {
  public:
-  DuplicateKeyCheck(const std::string& label, const std::string& document)
-      : label_(label), document_(document) {}
+  DuplicateKeyCheck(const std::string& label, const std::string& document, OpenObjects& objects)
+      : label_(label), document_(document), objects_(objects) {}
 
   bool operator()(int depth, Json::parse_event_t event, Json& parsed) {
     switch (event) {
@@ -73,28 +85,46 @@ class DuplicateKeyCheck {
 
   const std::string& label_;
   const std::string& document_;
-  std::vector<OpenObject> objects_;
+  OpenObjects& objects_;
 };
 
 // nlohmann's message without its "[json.exception.parse_error.101] " prefix, and with
 // bytes of a broken file made printable.
-std::string parse_error_reason(const Json::parse_error& e) {
+std::string parse_error_reason(const Json::exception& e) {
   std::string_view what = e.what();
   if (const size_t end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
   return printable_bytes({reinterpret_cast<const uint8_t*>(what.data()), what.size()});
+}
+
+// The number nlohmann quotes in "number overflow parsing '1e400'", or "" when the
+// message has another form.
+std::string overflowing_number(const Json::exception& e) {
+  const std::string_view what = e.what();
+  const size_t open = what.find('\'');
+  const size_t close = what.rfind('\'');
+  if (open == std::string_view::npos || close <= open) return "";
+  return std::string(what.substr(open + 1, close - open - 1));
 }
 
 }  // namespace
 
 Json parse_json_text(std::string_view text, const std::string& label, const std::string& document,
                      uint64_t base_offset) {
+  OpenObjects objects;
   try {
-    return Json::parse(text.begin(), text.end(), DuplicateKeyCheck(label, document));
+    return Json::parse(text.begin(), text.end(), DuplicateKeyCheck(label, document, objects));
   } catch (const Json::parse_error& e) {
     // e.byte counts from 1 and points at the character that could not be read.
     const uint64_t at = base_offset + (e.byte > 0 ? e.byte - 1 : 0);
     throw Error(label + ": invalid JSON" + in_document(document) + ": " + parse_error_reason(e) +
                 " (offset " + std::to_string(at) + ")");
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double's range (1e400): nlohmann reports no position for it,
+    // so the key being read names the place.
+    const std::string number = overflowing_number(e);
+    if (number.empty()) throw Error(label + ": invalid JSON" + in_document(document) + ": " + parse_error_reason(e));
+    throw Error(label + ": number " + printable_bytes({reinterpret_cast<const uint8_t*>(number.data()), number.size()}) +
+                " is out of range" + where_in(objects, document));
   }
 }
 

@@ -18,6 +18,7 @@ inline constexpr int kMaxJsonDepth = 64;
 // Parses `text`, which starts at byte `base_offset` of the file `label`. Throws
 // tessera::Error:
 //   "LABEL: invalid JSON in DOC: parse error at line L, column C: ... (offset N)"
+//   "LABEL: number 1e400 is out of range at key 'K' in DOC (inside 'P')"  (beyond a double)
 //   "LABEL: duplicate key 'K' in DOC"              (a key repeated in the top object)
 //   "LABEL: duplicate key 'K' in DOC (inside 'P')" (repeated deeper, P = "outer/inner")
 //   "LABEL: JSON in DOC nests deeper than 64 levels"

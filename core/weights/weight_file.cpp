@@ -154,6 +154,13 @@ int64_t TensorView::n_elements() const {
   return n;
 }
 
+std::optional<std::string> WeightFile::meta_string(const std::string& key) const {
+  const MetaValue* v = find_meta(key);
+  if (!v) return std::nullopt;
+  if (const auto* s = std::get_if<std::string>(&v->value)) return *s;
+  throw Error(path() + ": metadata '" + key + "' is " + kind_of(*v) + " (" + v->to_display() + "), not a string");
+}
+
 const MetaValue* WeightFile::find_meta(const std::string& key) const {
   const auto& meta = metadata();
   const auto it = meta.find(key);

@@ -53,8 +53,21 @@ class WeightFile {
   virtual std::string format() const = 0;  // "gguf", "llama2c", "safetensors", "hf"
   virtual const std::map<std::string, MetaValue>& metadata() const = 0;
   virtual const std::vector<TensorView>& tensors() const = 0;
+  // The file the metadata comes from, for messages: path(), or a Hugging Face
+  // folder's FOLDER/config.json.
+  virtual std::string metadata_path() const { return path(); }
+  // Whether `key` is given with no value (a null of config.json): such a key is not in
+  // metadata(), yet present. False by default (GGUF has no null).
+  virtual bool meta_is_null(const std::string& key) const {
+    (void)key;
+    return false;
+  }
 
   const MetaValue* find_meta(const std::string& key) const;  // nullptr if absent
+  // The string under `key`, or nullopt when absent; throws tessera::Error naming the
+  // file and the key when the value is of another kind:
+  //   "m.gguf: metadata 'general.architecture' is an integer (0), not a string"
+  std::optional<std::string> meta_string(const std::string& key) const;
   const TensorView* find_tensor(const std::string& name) const;  // nullptr if absent
 };
 

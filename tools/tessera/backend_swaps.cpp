@@ -34,7 +34,7 @@ std::vector<SwapPoint> parse_swap_points(const std::string& text) {
   return points;
 }
 
-BackendSwaps::BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
+BackendSwaps::BackendSwaps(PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
                            const Backend& current, const Graph& graph, const RuntimeOptions& runtime,
                            MigrationOptions options, bool verbose)
     : points_(std::move(points)), current_spec_(current_spec), first_(current), first_spec_(current_spec),

@@ -33,7 +33,7 @@ class BackendSwaps {
   // `current` is the backend the engine starts on, opened as `current_spec`; it must
   // outlive this object. `options`: how the KV cache is sized and typed on each target.
   // Targets lacking a kernel of `graph` get the fallback `runtime` names.
-  BackendSwaps(const PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
+  BackendSwaps(PluginHost& host, std::vector<SwapPoint> points, const std::string& current_spec,
                const Backend& current, const Graph& graph, const RuntimeOptions& runtime,
                MigrationOptions options, bool verbose);
 

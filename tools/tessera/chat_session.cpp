@@ -77,6 +77,7 @@ TurnReport ChatSession::answer(const std::string& user, std::FILE* out, const st
   std::fputc('\n', out);
   std::fflush(out);
   if (!result) return {nullptr, "the engine stopped without finishing the answer"};
+  if (result->finish == FinishReason::Error) return {nullptr, "the answer failed: " + result->error};
   messages_ = std::move(next);
   messages_.push_back({"assistant", result->text});
   ++turns_;

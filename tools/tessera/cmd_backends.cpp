@@ -1,5 +1,6 @@
 // tessera backends: the plugins found in the search path, their devices and
-// kernels, and the files that were refused with the reason.
+// kernels, and the files that were refused with the reason. Each file is loaded in a
+// child process first, so one that crashes is listed as refused, not fatal.
 #include <cstdio>
 
 #include "core/plugin/plugin_host.h"
@@ -21,7 +22,7 @@ int run_backends(const Args& args) {
     return 0;
   }
   if (!positional.empty()) throw UsageError{"unexpected argument '" + positional[0] + "'"};
-  PluginHost host(PluginHost::default_search_dirs(plugin_dir));
+  PluginHost host(PluginHost::default_search_dirs(plugin_dir), PluginLoadPolicy{.probe_first = true});
   std::printf("%s", describe_plugins(host).c_str());
   return host.plugins().empty() ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "core/graph/graph.h"
@@ -11,13 +12,17 @@
 #include "core/util/error.h"
 #include "core/util/format_bytes.h"
 #include "dsl/model_loader.h"
+#include "tools/tessera/coverage_report.h"
 
 namespace tessera::cli {
 
 void RuntimeOptions::add_to(OptionTable& t) {
   t.text("-m, --model", "FILE", "weights: a GGUF file or a llama2.c checkpoint", &model)
       .text("--tokenizer", "FILE", "llama2.c tokenizer file (tok512.bin) for a llama2.c checkpoint", &tokenizer)
-      .text("--arch", "FILE", "model definition (.tsr); default: chosen by general.architecture", &arch)
+      .text("--arch", "FILE",
+            "model definition (.tsr); default: the one the weights' general.architecture (model_type) names, by "
+            "file name or alias, found in the folders of $TESSERA_MODEL_PATH (':'-separated), then the installed ones",
+            &arch)
       .texts("--set", "NAME=VALUE", "override a hyper-parameter of the model definition", &sets)
       .text("-b, --backend", "NAME[:N]", "backend plugin and device index", &backend, "TESSERA_BACKEND")
       .text("--plugin-dir", "DIR", "extra directory searched first for backend plugins", &plugin_dir)
@@ -30,7 +35,9 @@ void RuntimeOptions::add_to(OptionTable& t) {
       .integer("--kv-block", "N", "tokens per KV cache block", &kv_block, 1, 4096)
       .text("--kv-dtype", "TYPE",
             "KV cache element type: f32, f16 or int8 (= q8_0: blocks of 32 int8 with an f16 scale)",
-            &kv_dtype);
+            &kv_dtype)
+      .flag("--strict", "refuse a definition that leaves tensors of the weights file unused, or metadata that "
+            "changes the computation unread, instead of warning", &strict);
 }
 
 SessionOptions RuntimeOptions::session_options() const {
@@ -61,16 +68,16 @@ DType parse_kv_dtype(const std::string& name) {
   return t;
 }
 
-std::vector<std::string> model_dirs() {
-  std::vector<std::string> dirs;
+std::vector<dsl::ModelDir> model_dirs() {
+  std::vector<dsl::ModelDir> dirs;
   if (const char* env = std::getenv("TESSERA_MODEL_PATH"); env && *env) {
     std::stringstream ss(env);
     std::string d;
     while (std::getline(ss, d, ':')) {
-      if (!d.empty()) dirs.push_back(d);
+      if (!d.empty()) dirs.emplace_back(d, "TESSERA_MODEL_PATH");
     }
   }
-  for (std::string& d : dsl::builtin_model_dirs()) dirs.push_back(std::move(d));
+  for (dsl::ModelDir& d : dsl::builtin_model_dirs()) dirs.push_back(std::move(d));
   return dirs;
 }
 
@@ -114,13 +121,14 @@ void hide_kernels(const std::string& backend, KernelRegistry& registry) {
 
 }  // namespace
 
-Backend open_cli_backend(const PluginHost& host, const std::string& spec, int32_t n_threads, bool with_kernel_plugins) {
+Backend open_cli_backend(PluginHost& host, const std::string& spec, int32_t n_threads, bool with_kernel_plugins) {
+  host.load_available_backend(spec.substr(0, spec.find(':')));  // if the load policy left it out
   Backend b = open_backend(host, spec, n_threads, with_kernel_plugins);
   hide_kernels(b.device->plugin().name(), *b.registry);
   return b;
 }
 
-void attach_fallback(Backend& backend, const PluginHost& host, const Graph& graph, const RuntimeOptions& o) {
+void attach_fallback(Backend& backend, PluginHost& host, const Graph& graph, const RuntimeOptions& o) {
   if (o.no_fallback || backend.fallback) return;
   bool lacking = false;
   for (const GraphNode& n : graph.nodes()) {
@@ -154,12 +162,27 @@ void log_placement(const GraphExecutor& executor) {
                static_cast<long long>(p.segments), format_bytes(static_cast<double>(p.bytes_moved_per_token)).c_str());
 }
 
+PluginLoadPolicy plugins_needed(const RuntimeOptions& o) {
+  std::set<std::string> backends;
+  for (const std::string* spec : {&o.backend, &o.fallback, &o.verify}) {
+    if (!spec->empty()) backends.insert(spec->substr(0, spec->find(':')));
+  }
+  for (const std::string& spec : o.more_backends) backends.insert(spec.substr(0, spec.find(':')));
+  PluginLoadPolicy policy;
+  policy.probe_first = true;
+  policy.wanted = [backends](const PluginProbe& p) {
+    return backends.count(p.extends.empty() ? p.name : p.extends) > 0 || !p.ops.empty();
+  };
+  return policy;
+}
+
 Runtime load_runtime(const RuntimeOptions& o) {
   if (o.model.empty()) throw UsageError{"no model given: pass -m FILE (see --help)"};
   const DType kv_dtype = parse_kv_dtype(o.kv_dtype);
   const auto t0 = std::chrono::steady_clock::now();
   Runtime rt;
-  rt.host = std::make_unique<PluginHost>(PluginHost::default_search_dirs(o.plugin_dir));
+  rt.host = std::make_unique<PluginHost>(PluginHost::default_search_dirs(o.plugin_dir), plugins_needed(o));
+  for (const PluginFailure& f : rt.host->failures()) std::fprintf(stderr, "tessera: warning: plugin refused: %s\n", f.message.c_str());
   rt.backend = open_cli_backend(*rt.host, o.backend, static_cast<int32_t>(o.threads));
 
   dsl::ModelSpec spec;
@@ -172,6 +195,7 @@ Runtime load_runtime(const RuntimeOptions& o) {
   const CustomOpCatalog plugin_ops = rt.host->op_catalog();
   spec.plugin_ops = &plugin_ops;
   rt.model = dsl::load_model(spec);
+  report_coverage(rt.model->compiled(), o.model, o.strict);
   check_kv_rows(*rt.model, o);
   attach_fallback(rt.backend, *rt.host, rt.model->compiled().graph, o);
   if (!o.verify.empty()) {

@@ -131,5 +131,77 @@ TEST(ChatTemplate, ARunawayTemplateIsStopped) {
               ::testing::ThrowsMessage<TemplateError>(HasSubstr("the output passed 1000 bytes")));
 }
 
+// The limits below were found missing while fuzzing the renderer (tests/fuzz): each
+// template was a crash (stack overflow, leak, out of memory) or undefined behaviour.
+void expect_refused(const std::string& source, const std::string& message) {
+  EXPECT_THAT([&] { render(source); }, ::testing::ThrowsMessage<TemplateError>(HasSubstr(message))) << source;
+}
+
+TEST(ChatTemplateLimits, IntegersPast64BitsAreAnError) {
+  expect_refused("{{ 9223372036854775807 + 1 }}", "integer overflow: 9223372036854775807 + 1 does not fit in 64 bits");
+  expect_refused("{{ -9223372036854775807 - 1 - 1 }}", "integer overflow: -9223372036854775808 - 1 does not fit");
+  expect_refused("{{ 9223372036854775807 * 2 }}", "integer overflow: 9223372036854775807 * 2 does not fit");
+  expect_refused("{{ (-9223372036854775807 - 1) // -1 }}", "integer overflow: -9223372036854775808 // -1 does not fit");
+  expect_refused("{{ -(-9223372036854775807 - 1) }}", "integer overflow: -(-9223372036854775808) does not fit");
+  expect_refused("{{ (-9223372036854775807 - 1) | abs }}", "integer overflow: abs(-9223372036854775808) does not fit");
+  expect_refused("{{ 2 ** 64 }}", "integer overflow: 2 ** 64 does not fit");
+  expect_refused("{{ 99999999999999999999 }}", "t:1:4: the integer 99999999999999999999 does not fit in 64 bits");
+  expect_refused("{{ (10.0 ** 300 * 10.0 ** 300) | int }}", "cannot convert inf to a 64-bit integer");
+}
+
+TEST(ChatTemplateLimits, IntegersAtTheEdgesComputeAsPython) {
+  EXPECT_EQ(render("{{ (-9223372036854775807 - 1) % -1 }} {{ 7 // -1 }} {{ 2 ** 62 }} {{ 2 ** -1 }} {{ 3 ** 0 }}"),
+            "0 -7 4611686018427387904 0.5 1");
+  EXPECT_EQ(render("{{ 9 is divisibleby(-1) }} {{ (-9223372036854775807 - 1) is divisibleby(-1) }}"), "True True");
+  EXPECT_EQ(render("{{ 'a,b,c'.split(',', -9223372036854775807 - 1) }} {{ 'a,b,c'.split(',', 1) }}"),
+            "['a', 'b', 'c'] ['a', 'b,c']");
+  EXPECT_EQ(render("{{ 'abc'[1::9223372036854775807] }}|{{ 'abc'[::-9223372036854775807 - 1] }}|{{ 'h\xc3\xa9llo'[1:3] }}"),
+            "b|c|\xc3\xa9l");
+  EXPECT_EQ(render("{{ range(0, 10, 3) | list }} {{ range(5, 0, -2) | list }} {{ range(3, 3) | list }}"),
+            "[0, 3, 6, 9] [5, 3, 1] []");
+  expect_refused("{{ range(-9223372036854775807 - 1, 9223372036854775807) }}", "range() too long");
+  expect_refused("{{ range(0, 1, 0) }}", "range() step cannot be zero");
+}
+
+TEST(ChatTemplateLimits, ANamespaceCannotBeStoredInsideAValue) {
+  // It could then hold itself: printing it would recurse forever, and it would never be freed.
+  expect_refused("{% set ns = namespace(a=1) %}{% set ns.me = ns %}{{ ns }}",
+                 "t:1:32: a namespace cannot be stored inside a list, dict or namespace");
+  expect_refused("{% set ns = namespace(l=[]) %}{% set ns.l = [ns] %}", "a namespace cannot be stored inside");
+  expect_refused("{% set ns = namespace() %}{{ {'k': ns} }}", "a namespace cannot be stored inside");
+  expect_refused("{% set ns = namespace() %}{{ namespace(inner=ns) }}", "a namespace cannot be stored inside");
+  EXPECT_EQ(render("{% set ns = namespace(n=1) %}{% set other = ns %}{% set other.n = 2 %}{{ ns.n }}"), "2");
+}
+
+TEST(ChatTemplateLimits, AValueNestedInALoopIsStopped) {
+  expect_refused("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}",
+                 "lists and dicts nested more than 64 deep");
+}
+
+TEST(ChatTemplateLimits, AValueGrownInALoopIsStopped) {
+  expect_refused("{{ range(1000000) | length }}", "a value is larger than the limit of 16777216 bytes");
+  expect_refused("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+                 "a value is larger than the limit of 16777216 bytes");
+  expect_refused("{% set ns = namespace(l=range(1000)) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}",
+                 "a value is larger than the limit of 16777216 bytes");
+  expect_refused("{% set ns = namespace(s='a') %}{% for i in range(40) %}{% set ns.s = ns.s.replace('a', '" +
+                     std::string(1000, 'a') + "') %}{% endfor %}",
+                 "a value is larger than the limit of 16777216 bytes");
+  expect_refused("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = [ns.s, ns.s] | join(ns.s) %}"
+                 "{% endfor %}",
+                 "a value is larger than the limit of 16777216 bytes");
+  expect_refused("{{ [1] | tojson(indent=100000) }}", "tojson indent 100000 is over 1024");
+}
+
+TEST(ChatTemplateLimits, QuadraticWorkIsStopped) {
+  const std::string kilobyte(1000, 'x');
+  expect_refused("{% set ns = namespace(s='') %}{% for i in range(100000) %}{% set ns.s = ns.s ~ '" + kilobyte +
+                     "' %}{% endfor %}",
+                 "the template did more than 268435456 bytes of work");
+  expect_refused("{% set ns = namespace(s='" + kilobyte + "') %}{% for i in range(10) %}{% set ns.s = ns.s ~ ns.s %}"
+                     "{% endfor %}{% for i in range(100000) %}{{ 'y' in ns.s }}{% endfor %}",
+                 "the template did more than 268435456 bytes of work");
+}
+
 }  // namespace
 }  // namespace tessera::chat

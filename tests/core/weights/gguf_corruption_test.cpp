@@ -93,6 +93,12 @@ void rename_key(std::vector<uint8_t>& b, const std::string& from, const std::str
   std::memcpy(b.data() + end - from.size(), to.data(), to.size());
 }
 
+uint64_t read_u64(const std::vector<uint8_t>& b, uint64_t at) {
+  uint64_t v = 0;
+  std::memcpy(&v, b.data() + at, sizeof v);
+  return v;
+}
+
 std::vector<Corruption> corruptions() {
   const InfoFields q = info_fields("blk.0.attn_q.weight");
   const InfoFields down = info_fields("blk.0.ffn_down.weight");
@@ -210,6 +216,16 @@ std::vector<Corruption> corruptions() {
          patch(b, tensor_info_at(b, "general.alignment"), uint32_t{gguf::kInt32});
        },
        {"general.alignment must be a uint32, found int32"}},
+      {"OverlappingTensors",
+       [q](auto& b) { patch(b, info_fields("blk.0.attn_k.weight").offset, read_u64(original(), q.offset)); },
+       {"tensor 'blk.0.attn_k.weight' data [", "overlaps tensor 'blk.0.attn_q.weight' [",
+        "a tensor's type, shape or offset is wrong"}},
+      {"TypeChangedToF16",  // half the bytes: a gap before the next tensor
+       [q](auto& b) { patch(b, q.type, uint32_t{1}); },
+       {"tensor 'blk.0.attn_k.weight' data [", "leaves a gap of 8192 bytes after tensor 'blk.0.attn_q.weight' ["}},
+      {"LastTensorTypeChangedToF16",  // its second half of the data is left over
+       [last](auto& b) { patch(b, last.n_dims + 4 + 8, uint32_t{1}); },
+       {"the file has 128 bytes after the data of its last tensor 'blk.4.ffn_norm.weight'"}},
       {"ArraysNestedTooDeep",
        [](auto& b) { insert_nested_key(b, 10); },
        {"value of key 'deep': arrays nested deeper than 8 levels are not supported"}},

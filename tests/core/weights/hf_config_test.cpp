@@ -1,6 +1,8 @@
 // flatten_config_json: how each kind of config.json value becomes metadata.
 #include "core/weights/hf_config.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "weights_test_util.h"
@@ -74,6 +76,28 @@ TEST(HfConfig, KeysThatFlattenToTheSameNameAreRefused) {
 TEST(HfConfig, TopLevelMustBeAnObject) {
   test::expect_error_message([] { flatten_config_json("[1]", kLabel); },
                              kLabel + ": holds an array, not a JSON object");
+}
+
+// Found by tests/fuzz/hf_config_fuzz: nlohmann reports this with another exception type
+// than a syntax error, which escaped as a crash. The message names the key, as nlohmann's
+// gives no position.
+TEST(HfConfig, NumberBeyondADoubleIsAnError) {
+  test::expect_error_message([] { flatten_config_json(R"({"rope_theta": 1e400})", kLabel); },
+                             kLabel + ": number 1e400 is out of range at key 'rope_theta'");
+}
+
+TEST(HfConfig, NumberBeyondADoubleDeeperNamesTheObjectItIsIn) {
+  test::expect_error_message(
+      [] { flatten_config_json(R"({"n": 1, "rope_parameters": {"factor": 2, "rope_theta": -1e999}})", kLabel); },
+      kLabel + ": number -1e999 is out of range at key 'rope_theta' (inside 'rope_parameters')");
+}
+
+TEST(HfConfig, NullsAreSkippedButNamedWhenAsked) {
+  std::set<std::string> nulls;
+  const auto meta = flatten_config_json(
+      R"({"sliding_window": null, "rope_scaling": {"factor": null}, "list": [null], "a": 1})", kLabel, &nulls);
+  EXPECT_EQ(meta.size(), 2u);  // a, list
+  EXPECT_EQ(nulls, (std::set<std::string>{"rope_scaling.factor", "sliding_window"}));
 }
 
 TEST(HfConfig, DuplicateKeysAreRefused) {

@@ -3,7 +3,11 @@
 #include "core/util/mapped_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
+
+#include "support/temp_path.h"
 #include "support/testdata.h"
 #include "weights_test_util.h"
 
@@ -32,6 +36,14 @@ TEST(MappedFile, MissingFileNamesPathAndErrno) {
 
 TEST(MappedFile, DirectoryIsRefused) {
   test::expect_error([] { MappedFile(::testing::TempDir()); }, {"cannot map: it is a directory"});
+}
+
+TEST(MappedFile, FifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo = test::temp_path("model.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  test::expect_error([&] { MappedFile m(fifo); }, {fifo + ": cannot map: not a regular file (a FIFO)"});
+  std::filesystem::remove(fifo);
+  test::expect_error([] { MappedFile m("/dev/zero"); }, {"/dev/zero: cannot map: not a regular file (a character device)"});
 }
 
 TEST(MappedFile, MoveTransfersTheMapping) {

@@ -39,6 +39,9 @@ std::vector<BrokenFile> corpus() {
        "invalid JSON in the header: parse error at line 1, column 4: syntax error while parsing "
        "object key - invalid string: ill-formed UTF-8 byte; last read: '\"w\\xff'; expected "
        "string literal (offset 11)", false},
+      // Found by tests/fuzz/safetensors_fuzz: escaped as a crash before.
+      {"NumberBeyondADouble", R"({"w":{"dtype":"F32","shape":[1e999],"data_offsets":[0,8]}})", eight,
+       "number 1e999 is out of range at key 'shape' in the header (inside 'w')"},
       {"TensorNotObject", R"({"w":"F32"})", {}, "tensor 'w' is described by a string, not an object"},
       {"EmptyTensorName", "{\"\":{" + kTensorW + "}}", eight, "a tensor has an empty name"},
       {"DuplicateTensorName", "{\"w\":{" + kTensorW + "},\"w\":{" + kTensorW + "}}", eight,
