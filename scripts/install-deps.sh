@@ -18,7 +18,25 @@ PACKAGES=(
   glslang-tools glslang-dev spirv-tools
   libedit-dev  # line editing and history in `tessera chat` (BSD-licensed)
   tmux         # the end-to-end test of `tessera chat` in a real terminal
+  libcpp-httplib-dev  # the HTTP server of `tessera serve` (pkg-config cpp-httplib)
+  curl python3-venv   # the end-to-end tests of `tessera serve` (raw SSE; a venv for the openai client)
+  clang libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): clang 14, libFuzzer and its sanitizers
 )
+
+# The official openai Python client, pinned, in a venv the tests of `tessera serve` run
+# (tests/e2e/run_python_test.sh looks in the same place).
+OPENAI_VERSION="1.109.1"
+VENV="${TESSERA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tessera/venv}"
+
+install_python_client() {
+  if "$VENV/bin/python" -c "import openai, sys; sys.exit(openai.__version__ != '$OPENAI_VERSION')" 2>/dev/null; then
+    echo "install-deps: openai $OPENAI_VERSION already in $VENV"
+    return
+  fi
+  echo "install-deps: installing openai $OPENAI_VERSION in $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "openai==$OPENAI_VERSION"
+}
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -27,9 +45,9 @@ done
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} packages already installed"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-
-echo "install-deps: installing ${missing[*]}"
-$SUDO apt-get update -q
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_python_client

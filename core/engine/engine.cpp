@@ -6,6 +6,7 @@
 
 #include "core/engine/batch_builder.h"
 #include "core/engine/stop_text.h"
+#include "core/sampling/logprobs.h"
 #include "core/sampling/sampler.h"
 #include "core/tokenizer/token_stream.h"
 #include "core/util/error.h"
@@ -216,6 +217,31 @@ void Engine::run_plan(const StepPlan& plan) {
     }
   }
   record_step(plan);
+  try {
+    run_chunks(plan);
+    return;
+  } catch (const VerifyError&) {
+    throw;
+  } catch (const Error& e) {
+    ++totals_.steps_failed;
+    if (plan.chunks.size() == 1) return fail_chunk(plan.chunks[0], e.what());
+  }
+  // Which sequence made the step fail is unknown: each runs alone once more (the rows
+  // the failed step wrote are written again), and only those that fail alone end.
+  for (const ScheduledChunk& c : plan.chunks) {
+    StepPlan alone;
+    alone.chunks.push_back(c);
+    try {
+      run_chunks(alone);
+    } catch (const VerifyError&) {
+      throw;
+    } catch (const Error& e) {
+      fail_chunk(c, e.what());
+    }
+  }
+}
+
+void Engine::run_chunks(const StepPlan& plan) {
   build_step_batch(plan, *book_, &batch_, &logits_chunk_);
   executor_->run(batch_, &logits_);
   scheduler_->complete(plan);
@@ -224,6 +250,13 @@ void Engine::run_plan(const StepPlan& plan) {
     const ScheduledChunk& c = plan.chunks[static_cast<size_t>(logits_chunk_[row])];
     on_logits(*live_.at(c.work->request), logits_.data() + row * static_cast<size_t>(n_vocab_));
   }
+}
+
+void Engine::fail_chunk(const ScheduledChunk& chunk, const std::string& why) {
+  Live& l = *live_.at(chunk.work->request);
+  l.result.error = why;
+  ++totals_.requests_failed;
+  finish(l, FinishReason::Error);  // frees its blocks: the reservation is never committed
 }
 
 void Engine::on_logits(Live& l, const float* logits) {
@@ -241,7 +274,7 @@ void Engine::on_logits(Live& l, const float* logits) {
   const auto& stops = l.request.stop.stop_token_ids;
   if (std::find(stops.begin(), stops.end(), token) != stops.end()) return finish(l, FinishReason::StopToken);
 
-  emit_token(l, token);
+  emit_token(l, token, logits);
   if (l.stop_filter.stopped()) return finish(l, FinishReason::StopText);
   if (static_cast<int64_t>(l.result.generated_ids.size()) >= l.request.max_tokens) {
     return finish(l, FinishReason::Length);
@@ -250,13 +283,17 @@ void Engine::on_logits(Live& l, const float* logits) {
   if (static_cast<int64_t>(l.work.tokens.size()) - 1 >= n_ctx_) return finish(l, FinishReason::Context);
 }
 
-void Engine::emit_token(Live& l, int32_t token) {
+void Engine::emit_token(Live& l, int32_t token, const float* logits) {
   l.result.generated_ids.push_back(token);
   l.work.tokens.push_back(token);
   ++totals_.tokens_generated;
   RequestEvent event;
   event.id = l.id;
   event.token = token;
+  if (l.request.logprobs >= 0) {
+    event.logprobs = token_logprobs(std::span<const float>(logits, static_cast<size_t>(n_vocab_)), token,
+                                    l.request.logprobs);
+  }
   event.text = l.stop_filter.push(l.decoder.push(token));
   l.result.text += event.text;
   if (l.request.on_event) l.request.on_event(event);
@@ -319,6 +356,9 @@ EngineStats Engine::stats() const {
     s.mean_waste_fraction = waste_sum_ / static_cast<double>(s.steps);
   }
   s.kv = book_->stats();
+  s.requests_running = static_cast<int64_t>(scheduler_->n_running());
+  std::lock_guard lock(inbox_mutex_);
+  s.requests_waiting = static_cast<int64_t>(scheduler_->n_waiting() + submitted_.size());
   return s;
 }
 

@@ -38,8 +38,12 @@ struct EngineStats {
   int64_t tokens_computed = 0;    // tokens run through the model (recomputation included)
   int64_t tokens_generated = 0;
   int64_t requests_finished = 0;
+  int64_t requests_failed = 0;      // of those, ended by a failing step (FinishReason::Error)
+  int64_t steps_failed = 0;         // steps that failed (their sequences then ran one at a time)
   int64_t preemptions = 0;
   int64_t migrations = 0;           // moves to another backend (Engine::migrate)
+  int64_t requests_running = 0;     // now: sequences holding KV blocks
+  int64_t requests_waiting = 0;     // now: submitted, not running (queued or preempted)
   double mean_batch_sequences = 0;  // per step
   double mean_batch_tokens = 0;     // per step
   double mean_waste_fraction = 0;   // reserved KV rows holding no token, averaged over steps
@@ -94,8 +98,11 @@ class Engine {
   void cancel(RequestId id);
 
   // Runs one batched graph step (the thread calling it runs every step and every
-  // callback). Returns false when there was nothing to do. A kernel failure throws
-  // tessera::Error and leaves the requests of that step unusable: drop the engine.
+  // callback). Returns false when there was nothing to do. When the step fails (a
+  // kernel or the device reports an error), each of its sequences is run again in a
+  // step of its own: the ones that fail alone finish with FinishReason::Error (their
+  // KV blocks freed, RequestResult::error saying why), the others go on as if nothing
+  // happened. Verify mode's VerifyError is not a request's failure: it is thrown.
   bool step();
   // Steps until no request is queued or running. `before_step`, when given, is called
   // before each step (a caller's hook to migrate, say).
@@ -136,8 +143,13 @@ class Engine {
 
   void drain_inbox();
   void run_plan(const StepPlan& plan);
+  // Runs the chunks of `plan` (their copies done) as one step, then samples.
+  void run_chunks(const StepPlan& plan);
+  // Ends the request of `chunk` with FinishReason::Error.
+  void fail_chunk(const ScheduledChunk& chunk, const std::string& why);
   void on_logits(Live& live, const float* logits);
-  void emit_token(Live& live, int32_t token);
+  // `logits`: the row `token` was sampled from ([n_vocab]), for its logprobs.
+  void emit_token(Live& live, int32_t token, const float* logits);
   void finish(Live& live, FinishReason reason);
   // Throws when `request` could outgrow a cache of `n_blocks` blocks.
   void check_fits(const Request& request, RequestId id, int64_t n_blocks) const;

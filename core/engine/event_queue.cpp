@@ -28,6 +28,14 @@ std::optional<RequestEvent> EventQueue::try_pop() {
   return event;
 }
 
+std::optional<RequestEvent> EventQueue::pop_for(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (!ready_.wait_for(lock, timeout, [&] { return !events_.empty(); })) return std::nullopt;
+  RequestEvent event = std::move(events_.front());
+  events_.pop_front();
+  return event;
+}
+
 size_t EventQueue::size() const {
   std::lock_guard lock(mutex_);
   return events_.size();

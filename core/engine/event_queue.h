@@ -2,6 +2,7 @@
 // stepping thread, any other thread pops (blocking or not).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -19,6 +20,8 @@ class EventQueue {
   // Waits for the next event.
   RequestEvent pop();
   std::optional<RequestEvent> try_pop();
+  // Waits up to `timeout` for the next event; nullopt when none came.
+  std::optional<RequestEvent> pop_for(std::chrono::milliseconds timeout);
   size_t size() const;
 
   // A Request::on_event that pushes into `queue` (kept alive by the callback).

@@ -47,7 +47,10 @@ KvBudget parse_kv_budget(std::string_view text) {
   }
   const double unit = unit_multiplier(suffix);
   if (unit < 0) bad_budget(text, "unknown unit '" + std::string(suffix) + "'");
-  if (unit == 0 && number <= 1) return KvBudget::device_fraction(number);
+  // A bare number below 1 is a fraction; 1 itself could mean all of the memory or one
+  // byte, and neither is what anyone should get by accident.
+  if (unit == 0 && number == 1) bad_budget(text, "ambiguous: write 100% for all of the device memory, or 1B for bytes");
+  if (unit == 0 && number < 1) return KvBudget::device_fraction(number);
   const double bytes = number * (unit == 0 ? 1 : unit);
   if (bytes != std::floor(bytes)) bad_budget(text, "not a whole number of bytes");
   if (bytes >= 18446744073709551616.0) bad_budget(text, "too large");

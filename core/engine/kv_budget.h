@@ -21,9 +21,10 @@ struct KvBudget {
 };
 
 // Parses --kv-mem: an integer with an optional K, M, G or T suffix (powers of 1024;
-// "KiB", "MB", "G" and "g" all accepted) is bytes; a number in (0, 1] or a
-// percentage ("50%") is a fraction of the device memory. Throws tessera::Error
-// naming the text and the accepted forms.
+// "KiB", "MB", "G" and "g" all accepted; "B" for plain bytes) is bytes, as is a bare
+// integer above 1; a number in (0, 1) or a percentage ("50%", "100%") is a fraction of
+// the device memory. A bare "1" is refused as ambiguous. Throws tessera::Error naming
+// the text and the accepted forms.
 KvBudget parse_kv_budget(std::string_view text);
 
 // Inputs of resolve_kv_blocks.

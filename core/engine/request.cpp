@@ -10,6 +10,7 @@ std::string_view finish_reason_name(FinishReason reason) {
     case FinishReason::StopText: return "stop";
     case FinishReason::Context: return "context";
     case FinishReason::Cancelled: return "cancelled";
+    case FinishReason::Error: return "error";
   }
   return "unknown";
 }

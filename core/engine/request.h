@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/sampling/logprobs.h"
 #include "core/sampling/sampling_params.h"
 
 namespace tessera {
@@ -28,8 +30,9 @@ enum class FinishReason {
   StopText,   // one of stop_texts
   Context,    // the sequence reached the context length
   Cancelled,  // Engine::cancel
+  Error,      // a step computing it failed (a kernel, the device); RequestResult::error says how
 };
-// "length", "eos", "stop_token", "stop", "context", "cancelled".
+// "length", "eos", "stop_token", "stop", "context", "cancelled", "error".
 std::string_view finish_reason_name(FinishReason reason);
 
 struct RequestEvent;
@@ -40,6 +43,10 @@ struct Request {
   SamplingParams sampling;          // one sampler per request, seeded by sampling.seed
   int32_t max_tokens = 128;         // new tokens at most; 0 = only prefill the prompt
   StopConditions stop;
+  // < 0: off. n >= 0: each token's event carries its log-probability and those of
+  // the n most likely tokens, from the model's own distribution (log_softmax of the
+  // raw logits, before the penalties, temperature and top-k/top-p/min-p filters).
+  int32_t logprobs = -1;
   // Receives the request's events on the thread running Engine::step(), in order;
   // must not call step() and should return quickly. May be empty.
   std::function<void(const RequestEvent&)> on_event;
@@ -52,6 +59,7 @@ struct RequestResult {
   std::vector<int32_t> generated_ids;  // EOS and stop_token_ids excluded; tokens spelling a stop text kept
   std::string text;                    // generated text, ending before a stop text
   FinishReason finish = FinishReason::Length;
+  std::string error;                   // FinishReason::Error: what failed (the kernel's message)
   uint64_t seed = 0;                   // the sampler's seed (for replay)
   int64_t cached_prompt_tokens = 0;    // prompt tokens the prefix cache spared at first admission
   int32_t preemptions = 0;             // times its KV blocks were taken back and recomputed
@@ -66,6 +74,9 @@ struct RequestEvent {
   RequestId id = -1;
   int32_t token = -1;  // the new token; -1 on the final event
   std::string text;    // text that became complete (may be empty)
+  // With Request::logprobs >= 0, on token events: the token's log-probability and
+  // the top alternatives (token_logprobs of the step's logits).
+  std::optional<TokenLogprobs> logprobs;
   // Set on the final event only: the request is over and this is its result.
   std::shared_ptr<const RequestResult> result;
   bool finished() const { return result != nullptr; }

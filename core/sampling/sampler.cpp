@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/sampling/presence_penalty.h"
 #include "core/sampling/repetition_penalty.h"
 #include "core/util/error.h"
 
@@ -54,12 +55,22 @@ Sampler::Sampler(SamplingParams params)
 
 int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> previous_tokens) {
   check_logits(logits);
-  if (params_.repetition_penalty != 1.0f && params_.repeat_last_n > 0) {
+  const bool repetition = params_.repetition_penalty != 1.0f && params_.repeat_last_n > 0;
+  const bool occurrence = params_.presence_penalty != 0.0f || params_.frequency_penalty != 0.0f;
+  if (repetition || occurrence) {
     penalized_.assign(logits.begin(), logits.end());
-    apply_repetition_penalty(penalized_, previous_tokens, params_.repetition_penalty,
-                             params_.repeat_last_n);
+    if (repetition) {
+      apply_repetition_penalty(penalized_, previous_tokens, params_.repetition_penalty, params_.repeat_last_n);
+    }
+    apply_presence_frequency_penalty(penalized_, generated_, params_.presence_penalty, params_.frequency_penalty);
     logits = penalized_;
   }
+  const int32_t token = choose(logits);
+  if (occurrence) generated_.push_back(token);
+  return token;
+}
+
+int32_t Sampler::choose(std::span<const float> logits) {
   if (params_.temperature == 0.0f) return argmax(logits);
 
   candidates_.resize(logits.size());

@@ -39,6 +39,12 @@ void SamplingParams::validate() const {
   if (!(repeat_last_n >= 0)) {
     reject("repeat_last_n", "--repeat-last-n", ">= 0 (0 = off)", repeat_last_n);
   }
+  if (!(presence_penalty >= -2.0f && presence_penalty <= 2.0f)) {
+    reject("presence_penalty", "--presence-penalty", "in [-2, 2] (0 = off)", presence_penalty);
+  }
+  if (!(frequency_penalty >= -2.0f && frequency_penalty <= 2.0f)) {
+    reject("frequency_penalty", "--frequency-penalty", "in [-2, 2] (0 = off)", frequency_penalty);
+  }
 }
 
 }  // namespace tessera

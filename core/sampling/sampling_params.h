@@ -15,6 +15,10 @@ struct SamplingParams {
   float min_p = 0.05f;              // [--min-p] drop p < min_p * p_max, in [0, 1]; 0 = off
   float repetition_penalty = 1.0f;  // [--repeat-penalty] > 0; 1 = off
   int32_t repeat_last_n = 64;       // [--repeat-last-n] window of previous tokens; 0 = off
+  // OpenAI's penalties, over the tokens generated so far (not the prompt), in [-2, 2]:
+  // logit -= count * frequency_penalty + (count > 0) * presence_penalty.
+  float presence_penalty = 0.0f;    // [--presence-penalty] 0 = off
+  float frequency_penalty = 0.0f;   // [--frequency-penalty] 0 = off
   uint64_t seed = 0;                // [--seed] 0 = a random seed from std::random_device
 
   // Throws tessera::Error for values that are not meaningful (negative

@@ -208,7 +208,7 @@ TEST(ChatTmuxCommands, BackendMovesTheConversationAndReloadReopensThePlugin) {
   pane.line("/bogus");
   ASSERT_TRUE(pane.wait_for("unknown command '/bogus'; /help lists them")) << pane.screen();
   pane.line("/load /nonexistent.json");
-  ASSERT_TRUE(pane.wait_for("/load: /nonexistent.json: not a regular file")) << pane.screen();
+  ASSERT_TRUE(pane.wait_for("/load: /nonexistent.json: cannot open: No such file or directory")) << pane.screen();
   pane.line("/quit");
   ASSERT_TRUE(pane.wait([&](const std::string&) { return pane.dead(); }, 30s)) << pane.screen();
 }

@@ -8,9 +8,11 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "core/engine/engine.h"
 #include "core/util/error.h"
+#include "core/util/text_file.h"
 #include "tools/tessera/backend_swaps.h"
 #include "tools/tessera/chat_flags.h"
 #include "tools/tessera/commands.h"
@@ -69,11 +71,12 @@ OptionTable generate_options(GenerateFlags& f) {
   return t;
 }
 
+constexpr uint64_t kMaxPromptsBytes = uint64_t{64} << 20;
+
 std::vector<std::string> collect_prompts(const GenerateFlags& f) {
   std::vector<std::string> prompts = f.prompts;
   if (!f.prompt_file.empty()) {
-    std::ifstream in(f.prompt_file);
-    if (!in) throw Error(f.prompt_file + ": cannot open the prompts file");
+    std::istringstream in(read_text_file(f.prompt_file, kMaxPromptsBytes, "a prompts file"));
     for (std::string line; std::getline(in, line);) {
       if (!line.empty()) prompts.push_back(line);
     }
@@ -154,6 +157,7 @@ void OrderedPrinter::print_json(const std::string& prompt, const RequestResult& 
       .field("seed", static_cast<int64_t>(r.seed))
       .field("cached_prompt_tokens", r.cached_prompt_tokens)
       .field("preemptions", static_cast<int64_t>(r.preemptions));
+  if (r.finish == FinishReason::Error) j.field("error", r.error);
   // prefill_ms runs from submission to the first token (the TTFT, queueing included).
   j.key("timings")
       .begin_object()
@@ -175,6 +179,7 @@ void OrderedPrinter::print_timings(const RequestResult& r) {
                per_second(static_cast<double>(r.prompt_ids.size()), r.ttft_ms), r.generated_ids.size(), decode_ms(r),
                per_second(decode_tokens(r), decode_ms(r)), std::string(finish_reason_name(r.finish)).c_str(),
                static_cast<unsigned long long>(r.seed));
+  if (r.finish == FinishReason::Error) std::fprintf(stderr, "tessera: error: this prompt failed: %s\n", r.error.c_str());
 }
 
 void print_summary(const Engine& engine, size_t n_prompts, double seconds) {
@@ -244,6 +249,7 @@ int run_generate(const Args& args) {
       throw UsageError{"--swap-kv-dtype: " + e.message};
     }
   }
+  for (const SwapPoint& p : swap_points) f.runtime.more_backends.push_back(p.backend);
   Runtime rt = load_runtime(f.runtime);
   BackendSwaps swaps(*rt.host, swap_points, f.runtime.backend, rt.backend, rt.model->compiled().graph, f.runtime,
                      swap_options, f.verbose);
@@ -290,6 +296,11 @@ int run_generate(const Args& args) {
   printer.begin();
   engine.run_until_idle([&swaps, &engine] { swaps.before_step(engine); });
   print_summary(engine, prompts.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (const int64_t failed = engine.stats().requests_failed; failed > 0) {
+    std::fprintf(stderr, "tessera: error: %lld of %zu prompt(s) failed (the others finished)\n",
+                 static_cast<long long>(failed), prompts.size());
+    return 1;
+  }
   return 0;
 }
 

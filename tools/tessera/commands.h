@@ -17,5 +17,6 @@ int run_bench(const Args& args);
 int run_init(const Args& args);
 int run_convert(const Args& args);
 int run_quantize(const Args& args);
+int run_serve(const Args& args);
 
 }  // namespace tessera::cli

@@ -20,8 +20,8 @@ struct EngineFlags {
 
   void add_to(OptionTable& t) {
     t.text("--kv-mem", "SIZE",
-           "KV cache budget: bytes (512M, 2G) or a fraction of the device memory left after the weights "
-           "(0.5); default: room for every request at once",
+           "KV cache budget: bytes (512M, 2G, 4096B) or a fraction of the device memory left after the weights "
+           "(0.5, 50%, 100%); default: room for every request at once",
            &kv_mem)
         .integer("--max-batch", "N", "sequences in the KV cache (and in a step) at once", &max_batch, 1, 1 << 16)
         .integer("--max-tokens-per-step", "N", "tokens per step; longer prompts are prefilled in chunks",

@@ -27,6 +27,7 @@ constexpr Command kCommands[] = {
     {"init", "write a random-weight GGUF model of any shape a definition allows", tessera::cli::run_init},
     {"convert", "write a GGUF from a Hugging Face folder or any weights file", tessera::cli::run_convert},
     {"quantize", "write a quantised GGUF (q4_k_m, q4_0, q6_k, ...) of a model", tessera::cli::run_quantize},
+    {"serve", "serve a model over HTTP with OpenAI's API", tessera::cli::run_serve},
 };
 
 void print_usage(std::FILE* out) {

@@ -21,10 +21,10 @@ TEST(ParseKvBudget, UnitsArePowersOf1024) {
   EXPECT_EQ(parse_kv_budget("512M").kind, KvBudget::Kind::Bytes);
 }
 
-TEST(ParseKvBudget, NumbersUpToOneAndPercentagesAreFractions) {
+TEST(ParseKvBudget, NumbersBelowOneAndPercentagesAreFractions) {
   EXPECT_EQ(parse_kv_budget("0.5").kind, KvBudget::Kind::DeviceFraction);
   EXPECT_EQ(parse_kv_budget("0.5").value, 0.5);
-  EXPECT_EQ(parse_kv_budget("1").value, 1.0);
+  EXPECT_EQ(parse_kv_budget("100%").value, 1.0);
   EXPECT_EQ(parse_kv_budget("25%").value, 0.25);
   EXPECT_EQ(parse_kv_budget("25%").kind, KvBudget::Kind::DeviceFraction);
 }
@@ -37,6 +37,14 @@ TEST(ParseKvBudget, NonsenseIsRefusedWithTheAcceptedForms) {
   EXPECT_THAT([] { parse_kv_budget(""); }, ThrowsMessage<Error>(HasSubstr("empty")));
   EXPECT_THAT([] { parse_kv_budget("150%"); }, ThrowsMessage<Error>(HasSubstr("a percentage above 100")));
   EXPECT_THAT([] { parse_kv_budget("1.5"); }, ThrowsMessage<Error>(HasSubstr("not a whole number of bytes")));
+}
+
+TEST(ParseKvBudget, BareOneIsAmbiguous) {
+  EXPECT_THAT([] { parse_kv_budget("1"); },
+              ThrowsMessage<Error>("KV memory '1': ambiguous: write 100% for all of the device memory, or 1B for "
+                                   "bytes; give bytes (512M, 2G, 1.5GiB, 1048576) or a fraction of the device memory "
+                                   "(0.5, 50%)"));
+  EXPECT_EQ(parse_kv_budget("1B").value, 1.0);
 }
 
 KvBudgetContext context() {
