@@ -8,7 +8,7 @@
 # ft: features) from libFuzzer's final line.
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   TARGET: gguf safetensors hf_config chat_template tokenizer dsl (default: all six).
+#   TARGET: gguf safetensors hf_config chat_template tokenizer dsl serve_request (default: all).
 #   TESSERA_JOBS targets run at once (default: the CPU count). tests/fuzz/README.md says
 #   how to replay, minimize and add a finding.
 set -euo pipefail
@@ -17,14 +17,14 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ "${#targets[@]}" -eq 0 ]; then targets=(gguf safetensors hf_config chat_template tokenizer dsl); fi
+if [ "${#targets[@]}" -eq 0 ]; then targets=(gguf safetensors hf_config chat_template tokenizer dsl serve_request); fi
 jobs="${TESSERA_JOBS:-$(nproc)}"
 build=build-fuzz
 
 # Longest input per target: above its largest seed, and long enough to nest past the
 # readers' depth limits.
 declare -A max_len=([gguf]=65536 [safetensors]=8192 [hf_config]=4096 [chat_template]=8192 [tokenizer]=2048
-                    [dsl]=16384)
+                    [dsl]=16384 [serve_request]=8192)
 
 for t in "${targets[@]}"; do
   if [ -z "${max_len[$t]:-}" ]; then

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct VerifyReport {
   int64_t ops = 0;          // op outputs compared
   double worst_ratio = 0;   // largest error as a fraction of its tolerance (< 1: all within)
   std::string worst;        // that op, described
+  // The first op whose output held NaN or an infinity, where it holds one: "step 0, node
+  // 12 (rms_norm) at llama.tsr:44:9, element 0 is NaN (the reference's too)". Empty while none.
+  std::string first_non_finite;
 };
 
 // What runs where, for messages and `tessera check`.
@@ -151,6 +155,7 @@ class GraphExecutor {
   void add_reference(const BackendTarget& reference);
   void plan_reference_arena(const StepDims& dims);
   void verify_node(size_t i, const StepBatch& batch, const StepDims& dims);
+  void note_non_finite(size_t node, int device, std::span<const float> got, std::span<const float> want);
   std::vector<float> output_values(size_t node, int device, const StepBatch& batch, const StepDims& dims) const;
   Placement& at(int device, int tensor) { return placement_[static_cast<size_t>(device)][static_cast<size_t>(tensor)]; }
   const Placement& at(int device, int tensor) const {

@@ -1,6 +1,8 @@
 // Verify mode of the GraphExecutor: every node also runs on a reference device, fed
 // the inputs the device under test computed, and the two outputs are compared.
 #include <algorithm>
+#include <cmath>
+#include <span>
 #include <cstdio>
 #include <string>
 
@@ -93,6 +95,22 @@ std::vector<float> GraphExecutor::output_values(size_t node, int device, const S
   return values;
 }
 
+// Where a NaN or an infinity first appears in a run, for the sampler's "logit is NaN":
+// an op whose reference output has it too computed it from its inputs or weights (a bad
+// weights file); one whose reference does not is a kernel fault, which verify_node reports.
+void GraphExecutor::note_non_finite(size_t node, int device, std::span<const float> got,
+                                    std::span<const float> want) {
+  const auto bad = std::find_if(got.begin(), got.end(), [](float v) { return !std::isfinite(v); });
+  if (bad == got.end()) return;
+  const auto k = static_cast<size_t>(bad - got.begin());
+  const GraphNode& n = graph_.nodes()[node];
+  verify_.first_non_finite = "step " + std::to_string(verify_.steps) + ", " + describe_node(n, node) +
+                             (n.origin.empty() ? "" : " at " + n.origin) + " on " +
+                             devices_[static_cast<size_t>(device)]->name() + ", element " + std::to_string(k) +
+                             " is " + (std::isnan(*bad) ? std::string("NaN") : *bad > 0 ? "+inf" : "-inf") +
+                             (k < want.size() && !std::isfinite(want[k]) ? " (the reference's too)" : "");
+}
+
 void GraphExecutor::verify_node(size_t i, const StepBatch& batch, const StepDims& dims) {
   const GraphNode& n = graph_.nodes()[i];
   const int d = nodes_.node_target[i];
@@ -107,6 +125,7 @@ void GraphExecutor::verify_node(size_t i, const StepBatch& batch, const StepDims
   run_nodes(ref_, i, i + 1, ref_kernels_, batch, dims);
   const std::vector<float> got = output_values(i, d, batch, dims);
   const std::vector<float> want = output_values(i, ref_, batch, dims);
+  if (verify_.first_non_finite.empty()) note_non_finite(i, d, got, want);
   const OutputDifference diff = compare_outputs(got, want);
   const OpTolerance tol = op_tolerance(n.op, key_dtype(graph_, n));
   ++verify_.ops;

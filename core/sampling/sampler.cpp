@@ -27,7 +27,9 @@ void check_logits(std::span<const float> logits) {
     float logit = logits[id];
     if (std::isnan(logit) || logit == INFINITY) {
       throw Error("sampler: logit of token " + std::to_string(id) + " is " +
-                  (std::isnan(logit) ? "NaN" : "+inf"));
+                  (std::isnan(logit) ? "NaN" : "+inf") +
+                  " (verify mode names the op where a non-finite value first appears, a check of the weights "
+                  "the tensor holding one)");
     }
     any_finite = any_finite || logit != -INFINITY;
   }

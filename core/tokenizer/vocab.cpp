@@ -2,6 +2,7 @@
 // broken key so a bad file says exactly what is wrong with it.
 #include "core/tokenizer/vocab.h"
 
+#include <cmath>
 #include <limits>
 #include <string_view>
 #include <unordered_set>
@@ -9,6 +10,7 @@
 
 #include "core/tokenizer/meta_reader.h"
 #include "core/util/error.h"
+#include "core/weights/byte_reader.h"
 #include "core/weights/weight_file.h"
 
 namespace tessera {
@@ -64,6 +66,18 @@ void check_merges_form_tokens(const Vocab& v, const std::string& origin) {
   }
 }
 
+// A NaN score compares false with every other, so merging by score would depend on the
+// order the pieces are met in; +inf outranks every real merge. -inf ("never") is allowed.
+void check_scores_finite(const Vocab& v, const std::string& origin) {
+  for (size_t i = 0; i < v.scores.size(); ++i) {
+    const float s = v.scores[i];
+    if (std::isnan(s) || s == std::numeric_limits<float>::infinity()) {
+      throw Error(origin + ": the score of token " + std::to_string(i) + " ('" + printable_bytes({reinterpret_cast<const uint8_t*>(v.texts[i].data()), v.texts[i].size()}) +
+                  "') is " + (std::isnan(s) ? "NaN" : "+inf"));
+    }
+  }
+}
+
 }  // namespace
 
 Vocab vocab_from_metadata(const WeightFile& file) {
@@ -102,6 +116,7 @@ void validate_vocab(const Vocab& v, const std::string& origin) {
   if (v.types.size() != n)
     throw Error(origin + ": vocabulary has " + std::to_string(v.types.size()) +
                 " token types for " + std::to_string(n) + " tokens");
+  check_scores_finite(v, origin);
   if (!v.merges.empty()) check_merges_form_tokens(v, origin);
   check_special_id(v.bos_id, "BOS", n, origin);
   check_special_id(v.eos_id, "EOS", n, origin);

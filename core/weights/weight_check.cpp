@@ -28,12 +28,13 @@ void check_weights_finite(const WeightFile& weights) {
   for (const TensorView& t : weights.tensors()) {
     const std::optional<NonFiniteValue> bad = find_non_finite(t);
     if (!bad) continue;
-    const int64_t cols = t.shape.back();
-    const std::string where = t.shape.size() >= 2 ? " (row " + std::to_string(bad->index / cols) + ", column " +
-                                                        std::to_string(bad->index % cols) + ")"
-                                                  : "";
+    std::string where;
+    if (t.shape.size() >= 2 && t.shape.back() > 0) {
+      const int64_t cols = t.shape.back();
+      where = " (row " + std::to_string(bad->index / cols) + ", column " + std::to_string(bad->index % cols) + ")";
+    }
     throw Error(weights.path() + ": tensor '" + t.name + "' element " + std::to_string(bad->index) + where + " is " +
-                (std::isnan(bad->value) ? "nan" : bad->value > 0 ? "inf" : "-inf") +
+                (std::isnan(bad->value) ? "NaN" : bad->value > 0 ? "+inf" : "-inf") +
                 ": the weights are damaged (every logit computed from them would be too)");
   }
 }

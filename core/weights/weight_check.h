@@ -23,7 +23,7 @@ std::optional<NonFiniteValue> find_non_finite(const TensorView& t);
 
 // Checks every tensor of `weights`; throws tessera::Error naming the file, the tensor,
 // the element and the value for the first bad one:
-//   "m.gguf: tensor 'blk.3.ffn_up.weight' element 1029 (row 4, column 5) is nan"
+//   "m.gguf: tensor 'blk.3.ffn_up.weight' element 1029 (row 4, column 5) is NaN: ..."
 void check_weights_finite(const WeightFile& weights);
 
 }  // namespace tessera

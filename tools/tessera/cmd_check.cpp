@@ -5,6 +5,7 @@
 #include "core/graph/graph_dot.h"
 #include "core/util/format_bytes.h"
 #include "core/weights/atomic_output_file.h"
+#include "core/weights/weight_check.h"
 #include "core/weights/weight_file.h"
 #include "dsl/compiler.h"
 #include "dsl/model_definition.h"
@@ -52,6 +53,7 @@ int run_check(const Args& args) {
   RuntimeOptions rto;
   std::string dot_path;
   int64_t ctx = 0, batch = 1;
+  bool no_check_weights = false;
   OptionTable t("check", "[FILE.tsr] [-m WEIGHTS] [--set NAME=VALUE ...] [--backend NAME]",
                 "Validates a model definition and prints its summary: parameters, FLOPs per token,\n"
                 "KV-cache bytes per token. Hyper-parameters read from metadata need -m or --set.\n"
@@ -59,7 +61,8 @@ int run_check(const Args& args) {
                 "its fallback, and the bytes copied between them per token; without FILE.tsr the\n"
                 "definition is chosen by the weights' general.architecture. With -m, also says how\n"
                 "many of the file's tensors the definition reads, and warns about the tensors and\n"
-                "the metadata that change the computation it leaves unread (--strict: an error).");
+                "the metadata that change the computation it leaves unread (--strict: an error),\n"
+                "and reads every weight once: a NaN or an infinity is an error naming the tensor.");
   t.text("-m, --model", "FILE", "weights file to resolve metadata and check tensor shapes against", &rto.model)
       .text("--tokenizer", "FILE", "llama2.c tokenizer file, with a llama2.c checkpoint", &rto.tokenizer)
       .texts("--set", "NAME=VALUE", "override a hyper-parameter", &rto.sets)
@@ -74,7 +77,8 @@ int run_check(const Args& args) {
       .text("--fallback", "NAME[:N]", "backend for the ops the chosen one has no kernel for", &rto.fallback)
       .flag("--no-fallback", "refuse ops the backend has no kernel for", &rto.no_fallback)
       .flag("--strict", "refuse a definition that leaves tensors of the weights file unused, or metadata that "
-            "changes the computation unread, instead of warning", &rto.strict);
+            "changes the computation unread, instead of warning", &rto.strict)
+      .flag("--no-check-weights", "do not read the weights for NaN and infinities", &no_check_weights);
   rto.backend.clear();
   const auto positional = t.parse(args);
   if (t.help_requested()) {
@@ -82,17 +86,20 @@ int run_check(const Args& args) {
     return 0;
   }
   const bool placement = !rto.backend.empty();
-  if (positional.size() > 1 || (positional.empty() && (rto.model.empty() || !placement))) {
-    throw UsageError{"expects one model definition file, or -m WEIGHTS with --backend (see --help)"};
+  if (positional.size() > 1 || (positional.empty() && rto.model.empty())) {
+    throw UsageError{"expects a model definition file, -m WEIGHTS, or both (see --help)"};
   }
   if (placement && rto.model.empty()) throw UsageError{"--backend needs the weights: pass -m FILE"};
   const DType kv = parse_kv_dtype(rto.kv_dtype);
 
-  if (placement) {
+  rto.check_weights = !no_check_weights;
+  if (placement || positional.empty()) {
+    // The definition the weights' architecture names (or FILE.tsr), loaded as a run would.
     if (!positional.empty()) rto.arch = positional[0];
+    if (!placement) rto.backend = "cpu";
     const Runtime rt = load_runtime(rto);
     std::printf("%s", dsl::format_summary(rt.model->compiled(), dsl::summarize(rt.model->compiled(), ctx, batch)).c_str());
-    print_placement(rt);
+    if (placement) print_placement(rt);
     if (!dot_path.empty()) write_dot(rt.model->compiled(), dot_path);
     return 0;
   }
@@ -112,6 +119,7 @@ int run_check(const Args& args) {
   options.kv_dtype = kv;
   const CompiledModel model = dsl::compile_model(*def, options);
   if (file) report_coverage(model, rto.model, rto.strict);
+  if (file && rto.check_weights) check_weights_finite(*file);
   std::printf("%s", dsl::format_summary(model, dsl::summarize(model, ctx, batch)).c_str());
   if (!dot_path.empty()) write_dot(model, dot_path);
   return 0;

@@ -194,11 +194,16 @@ void print_summary(const Engine& engine, size_t n_prompts, double seconds) {
                format_bytes(kv.budget_bytes()).c_str(),
                100.0 * s.mean_waste_fraction, 100.0 * s.kv.prefix_hit_rate, static_cast<long long>(s.preemptions));
   if (const VerifyReport* v = engine.executor().verify_report()) {
-    std::fprintf(stderr,
-                 "tessera: verify: %lld step(s), %lld op outputs agreed with %s%s; closest to its tolerance (%.0f%%): "
-                 "%s\n",
+    std::fprintf(stderr, "tessera: verify: %lld step(s), %lld op outputs agreed with %s%s",
                  static_cast<long long>(v->steps), static_cast<long long>(v->ops), v->reference.c_str(),
-                 s.migrations > 0 ? " since the last move" : "", 100.0 * v->worst_ratio, v->worst.c_str());
+                 s.migrations > 0 ? " since the last move" : "");
+    if (!v->worst.empty()) {
+      std::fprintf(stderr, "; closest to its tolerance (%.0f%%): %s", 100.0 * v->worst_ratio, v->worst.c_str());
+    }
+    std::fprintf(stderr, "\n");
+    if (!v->first_non_finite.empty()) {
+      std::fprintf(stderr, "tessera: verify: first non-finite value: %s\n", v->first_non_finite.c_str());
+    }
   }
   if (s.migrations > 0) {
     std::fprintf(stderr, "tessera: moved %lld time(s), ending on %s\n", static_cast<long long>(s.migrations),

@@ -2,6 +2,7 @@
 // lives in its own file; errors become one line on stderr and a non-zero exit.
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -57,6 +58,14 @@ int main(int argc, char** argv) {
       return 2;
     } catch (const tessera::dsl::DslError& e) {
       std::fprintf(stderr, "%s\n", e.what());  // already "file:line:col: error: ..." with a caret
+      return 1;
+    } catch (const std::bad_alloc&) {
+      // Allocations sized from files are checked against the file before they are made;
+      // what is left is the machine running out (a KV cache, a context, a batch too big).
+      std::fprintf(stderr,
+                   "tessera %s: error: out of memory: an allocation failed (try a smaller --ctx, --kv-mem or "
+                   "--max-batch, or a smaller model)\n",
+                   argv[1]);
       return 1;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tessera %s: error: %s\n", argv[1], e.what());

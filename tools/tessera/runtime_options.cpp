@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "core/util/format_bytes.h"
 #include "dsl/model_loader.h"
+#include "core/weights/weight_check.h"
 #include "tools/tessera/coverage_report.h"
 
 namespace tessera::cli {
@@ -37,7 +38,9 @@ void RuntimeOptions::add_to(OptionTable& t) {
             "KV cache element type: f32, f16 or int8 (= q8_0: blocks of 32 int8 with an f16 scale)",
             &kv_dtype)
       .flag("--strict", "refuse a definition that leaves tensors of the weights file unused, or metadata that "
-            "changes the computation unread, instead of warning", &strict);
+            "changes the computation unread, instead of warning", &strict)
+      .flag("--check-weights", "read every weight once before running and refuse a file with a NaN or an "
+            "infinity, naming the tensor and element (tessera check does it by default)", &check_weights);
 }
 
 SessionOptions RuntimeOptions::session_options() const {
@@ -196,6 +199,7 @@ Runtime load_runtime(const RuntimeOptions& o) {
   spec.plugin_ops = &plugin_ops;
   rt.model = dsl::load_model(spec);
   report_coverage(rt.model->compiled(), o.model, o.strict);
+  if (o.check_weights) check_weights_finite(rt.model->weights());
   check_kv_rows(*rt.model, o);
   attach_fallback(rt.backend, *rt.host, rt.model->compiled().graph, o);
   if (!o.verify.empty()) {

@@ -31,6 +31,7 @@ struct RuntimeOptions {
   int64_t ctx = 0;
   int64_t kv_block = 16;
   bool strict = false;  // refuse a definition that leaves tensors or architectural metadata unread
+  bool check_weights = false;  // read every weight once for NaN/Inf before running
   std::vector<std::string> more_backends;  // backends a command moves to later (--swap-at): loaded up front
 
   void add_to(OptionTable& table);

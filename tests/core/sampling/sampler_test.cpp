@@ -112,7 +112,9 @@ TEST(Sampler, RejectsANanLogit) {
   Sampler sampler(plain(1));
   std::vector<float> logits = {0.0f, 1.0f, std::nanf("")};
   EXPECT_THAT([&] { sampler.sample(logits, {}); },
-              ThrowsMessage<Error>("sampler: logit of token 2 is NaN"));
+              ThrowsMessage<Error>("sampler: logit of token 2 is NaN (verify mode names the op where a "
+                                   "non-finite value first appears, a check of the weights the tensor "
+                                   "holding one)"));
 }
 
 TEST(Sampler, RejectsAllLogitsNegativeInfinity) {

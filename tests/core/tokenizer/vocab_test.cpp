@@ -2,6 +2,8 @@
 // and the refusal of unsupported or inconsistent vocabularies with key-naming errors.
 #include "core/tokenizer/vocab.h"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -55,6 +57,20 @@ TEST(Vocab, RefusesScoresOfDifferentLength) {
   file.set("tokenizer.ggml.scores", test::meta_floats({0.0, 0.0}));
   expect_vocab_error(file, "fake.gguf: metadata key 'tokenizer.ggml.scores' has 2 entries but "
                            "tokenizer.ggml.tokens has 3");
+}
+
+TEST(Vocab, RefusesANanScore) {
+  auto file = three_token_vocab();
+  file.set("tokenizer.ggml.scores", test::meta_floats({0.0, 0.0, std::nan("")}));
+  expect_vocab_error(file, "fake.gguf: the score of token 2 ('a') is NaN");
+}
+
+TEST(Vocab, RefusesAPositiveInfiniteScoreButKeepsNegativeInfinity) {
+  auto file = three_token_vocab();
+  file.set("tokenizer.ggml.scores", test::meta_floats({-INFINITY, INFINITY, 0.0}));
+  expect_vocab_error(file, "fake.gguf: the score of token 1 ('<s>') is +inf");
+  file.set("tokenizer.ggml.scores", test::meta_floats({-INFINITY, 0.0, 0.0}));
+  EXPECT_EQ(vocab_from_metadata(file).scores[0], -INFINITY);
 }
 
 TEST(Vocab, RefusesTokenTypesOfDifferentLength) {

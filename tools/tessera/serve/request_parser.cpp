@@ -20,8 +20,14 @@ json parse_object(std::string_view body) {
   json parsed;
   try {
     parsed = json::parse(body);
-  } catch (const json::parse_error& e) {
-    throw invalid_request(std::string("the body is not valid JSON: ") + e.what());
+  } catch (const json::exception& e) {
+    // A syntax error, or a number too big for a double (1e999); the library's
+    // "[json.exception.x.n] " prefix says nothing to a client.
+    std::string what = e.what();
+    if (what.starts_with("[json.exception.") && what.find("] ") != std::string::npos) {
+      what.erase(0, what.find("] ") + 2);
+    }
+    throw invalid_request("the body is not valid JSON: " + what);
   }
   if (!parsed.is_object()) throw invalid_request("the body must be a JSON object, got " + json_type_name(parsed));
   return parsed;
