@@ -40,7 +40,8 @@ ForwardCompiler::ForwardCompiler(const ModelDef& model, const HParamValues& hpar
       weights_(weights),
       builder_(builder),
       plugin_ops_(options.plugin_ops),
-      scope_(hparams, options, model.source) {}
+      scope_(hparams, options, model.source),
+      options_(options) {}
 
 void ForwardCompiler::run() { run_block(model_.forward); }
 
@@ -127,7 +128,13 @@ int ForwardCompiler::weight_value(const Expr& e, bool may_be_absent) {
     const Expr& index = *e.args[0];
     layer = require_integer(scalar(index), index, model_.source, "the index of '" + e.text + "'");
   }
-  const BoundWeight& w = weights_.get(decl, layer, e);
+  BoundWeight w = weights_.get(decl, layer, e);
+  if (w.absent && !may_be_absent && !options_.weights) {
+    // Without a file no weight is known to be absent: an optional one that the chosen
+    // form of the model needs is made like any other (tessera init writes it).
+    w.absent = false;
+    w.dtype = w.file_dtype = w.shape.size() >= 2 ? options_.weight_dtype : DType::F32;
+  }
   if (w.absent) {
     if (may_be_absent) return -1;
     fail_at(model_.source, e.loc,

@@ -78,6 +78,7 @@ class ForwardCompiler {
   GraphBuilder& builder_;
   const CustomOpCatalog* plugin_ops_;
   ForwardScope scope_;
+  const CompileOptions& options_;  // the weights file (null: none) and the dtype of made weights
   std::map<std::string, int> variables_;  // name -> tensor id
   std::map<std::string, const Statement*> assigned_by_;
   const BlockDef* in_block_ = nullptr;  // the block being unrolled, if any

@@ -82,6 +82,19 @@ TEST(OptionalWeight, AbsentAsARequiredOperandIsRefused) {
             "                                                          ^\n");
 }
 
+// Without a file nothing is known absent: the form of a model chosen without one (has()
+// is 0) gets the optional weights it cannot run without, as models/phi2.tsr's separate
+// q/k/v, optional to serve files with a fused attn_qkv.
+TEST(OptionalWeight, WithoutAFileARequiredOperandIsMade) {
+  std::string model = kModel;
+  const std::string call = "linear(embed(emb), w, b)";
+  model.replace(model.find(call), call.size(), "linear(embed(emb), w) + b");
+  const CompiledModel m = compile_text(model);
+  EXPECT_EQ(op_sequence(m.graph), "get_rows matmul add get_rows matmul");
+  ASSERT_NE(find_tensor(m.graph, "b"), nullptr);
+  EXPECT_EQ(find_tensor(m.graph, "b")->shape, (Shape{4}));
+}
+
 TEST(OptionalWeight, NoneIsAReservedName) {
   std::string model = kModel;
   model.replace(model.find("  b [d]"), 7, "  none [d]");
