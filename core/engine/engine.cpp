@@ -245,10 +245,16 @@ void Engine::run_chunks(const StepPlan& plan) {
   build_step_batch(plan, *book_, &batch_, &logits_chunk_);
   executor_->run(batch_, &logits_);
   scheduler_->complete(plan);
+  // The step is done; a sequence whose logits cannot be sampled (NaN) fails alone here,
+  // and the step is not run again: the others have their tokens already.
   for (size_t row = 0; row < logits_chunk_.size(); ++row) {
     if (logits_chunk_[row] < 0) continue;
     const ScheduledChunk& c = plan.chunks[static_cast<size_t>(logits_chunk_[row])];
-    on_logits(*live_.at(c.work->request), logits_.data() + row * static_cast<size_t>(n_vocab_));
+    try {
+      on_logits(*live_.at(c.work->request), logits_.data() + row * static_cast<size_t>(n_vocab_));
+    } catch (const Error& e) {
+      fail_chunk(c, e.what());
+    }
   }
 }
 

@@ -90,6 +90,30 @@ TEST(FailingStep, PoisonedRequestFailsAloneAndTheOthersKeepTheirTokens) {
   EXPECT_EQ(after.begin()->second.generated_ids, clean.at(0).generated_ids);
 }
 
+TEST(FailingStep, RequestWithNanLogitsFailsAloneWithoutRerunningTheStep) {
+  const FaultyStories m;
+  std::map<RequestId, RequestResult> clean;
+  {
+    Engine engine(*m.model, m.backend, batch_options());
+    clean = run_batch(engine, three_requests(false));
+  }
+  // The middle request's token 400 embeds as NaN: its logits are NaN, the step succeeds.
+  const EnvVar nan_row("FAULTY_ROWS_NAN", std::to_string(kPoison));
+  Engine engine(*m.model, m.backend, batch_options());
+  const auto results = run_batch(engine, three_requests(true));
+  ASSERT_EQ(results.size(), 3u);
+  for (RequestId id : {0, 2}) {
+    EXPECT_EQ(results.at(id).generated_ids, clean.at(id).generated_ids) << id;  // no token twice
+    EXPECT_EQ(results.at(id).finish, FinishReason::Length) << id;
+  }
+  EXPECT_EQ(results.at(1).finish, FinishReason::Error);
+  EXPECT_TRUE(results.at(1).generated_ids.empty());
+  EXPECT_THAT(results.at(1).error, HasSubstr("sampler: logit of token 0 is NaN"));
+  EXPECT_EQ(engine.stats().requests_failed, 1);
+  EXPECT_EQ(engine.stats().steps_failed, 0);  // no kernel failed
+  expect_all_blocks_free(engine);
+}
+
 TEST(FailingStep, TransientFaultIsRetriedAndLosesNothing) {
   const FaultyStories m;
   std::map<RequestId, RequestResult> clean;

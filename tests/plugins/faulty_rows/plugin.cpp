@@ -4,8 +4,12 @@
 //  - whenever the ids contain the token FAULTY_ROWS_POISON (a request that always
 //    fails: the engine must fail it alone), or
 //  - on its FAULTY_ROWS_FAIL_CALL-th call since it saw the variable set, only (a
-//    transient fault: a retry succeeds).
+//    transient fault: a retry succeeds);
+// and gives a row of NaN for the token FAULTY_ROWS_NAN (a request whose logits come out
+// NaN while its step succeeds: the sampler, not a kernel, fails it).
 // Both read from the environment at each call; unset, the kernel never fails.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -49,11 +53,13 @@ void get_rows_f32(const tsr_op_call& call) {
     if (g_calls - g_armed_at == fail_call) kit::fail(op, "faulty_rows: call " + std::to_string(fail_call) + " fails");
   }
   const long long poison = env_number("FAULTY_ROWS_POISON");
+  const long long nan_token = env_number("FAULTY_ROWS_NAN");
   const auto* ids = idx.as<const int32_t>();
   for (int64_t i = 0; i < idx.elements(); ++i) {
     if (ids[i] == poison) kit::fail(op, "faulty_rows: token " + std::to_string(poison) + " is poison");
     if (ids[i] < 0 || ids[i] >= table.rows()) kit::fail(op, "faulty_rows: id out of range");
     std::memcpy(out.row<float>(i), table.row<const float>(ids[i]), static_cast<size_t>(table.row_bytes()));
+    if (ids[i] == nan_token) std::fill_n(out.row<float>(i), table.row_bytes() / sizeof(float), std::nanf(""));
   }
 }
 
