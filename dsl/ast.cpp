@@ -1,5 +1,6 @@
 #include "dsl/ast.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace tessera::dsl {
@@ -43,18 +44,55 @@ std::string collapse_blanks(std::string_view text) {
   return out;
 }
 
-std::string_view SourceText::line_at(int line) const {
+namespace {
+
+// Line `line` (1-based) of `text`, without its line break; empty if out of range.
+std::string_view nth_line(std::string_view text, int line) {
   if (line < 1) return {};
   size_t start = 0;
   for (int l = 1; l < line; ++l) {
     start = text.find('\n', start);
-    if (start == std::string::npos) return {};
+    if (start == std::string_view::npos) return {};
     ++start;
   }
   size_t stop = text.find('\n', start);
-  if (stop == std::string::npos) stop = text.size();
+  if (stop == std::string_view::npos) stop = text.size();
   if (stop > start && text[stop - 1] == '\r') --stop;  // CRLF files
-  return std::string_view(text).substr(start, stop - start);
+  return text.substr(start, stop - start);
+}
+
+}  // namespace
+
+std::string_view SourceText::line_at(int line) const { return nth_line(text, line); }
+
+std::string_view SourceText::line_at(int line, size_t offset) const {
+  size_t begin = 0;
+  size_t end = text.size();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].begin > offset) {
+      end = std::min(end, parts[i].begin - 1);  // before the separating line break
+      break;
+    }
+    begin = parts[i].begin;
+  }
+  if (begin > end) return {};
+  return nth_line(std::string_view(text).substr(begin, end - begin), line);
+}
+
+const std::string& SourceText::file_at(size_t offset) const {
+  const std::string* name = &file_name;
+  for (const SourcePart& p : parts) {
+    if (p.begin > offset) break;
+    name = &p.file_name;
+  }
+  return *name;
+}
+
+size_t SourceText::begin_of(std::string_view file) const {
+  for (const SourcePart& p : parts) {
+    if (p.file_name == file) return p.begin;
+  }
+  return 0;
 }
 
 std::string_view SourceText::slice(size_t begin, size_t end) const {

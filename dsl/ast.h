@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tessera::dsl {
@@ -21,13 +22,32 @@ struct SourceLocation {
   size_t offset = 0;
 };
 
-// The text of a model definition with the name it is reported under.
+// A file whose text follows the first one's in a SourceText: a definition that one of
+// them names with `use`. It begins at byte `begin`, after a separating line break.
+struct SourcePart {
+  size_t begin = 0;
+  std::string file_name;
+};
+
+// The text of a model definition with the name it is reported under. A definition that
+// `use`s another holds the texts of both (and of the bases' bases) one after the other,
+// so every offset in the syntax tree is one number; line numbers count within each file.
 struct SourceText {
+  SourceText() = default;
+  SourceText(std::string name, std::string contents) : file_name(std::move(name)), text(std::move(contents)) {}
+
   std::string file_name;
   std::string text;
+  std::vector<SourcePart> parts;  // the files after the first; empty for a single file
 
   // The text of line `line` (1-based) without its line break; empty if out of range.
   std::string_view line_at(int line) const;
+  // Line `line` of the file that holds byte `offset`.
+  std::string_view line_at(int line, size_t offset) const;
+  // The name of the file that holds byte `offset`.
+  const std::string& file_at(size_t offset) const;
+  // Where the text of the file named `file` begins (0 when no part has that name).
+  size_t begin_of(std::string_view file) const;
   // Bytes [begin, end) of the text.
   std::string_view slice(size_t begin, size_t end) const;
 };
@@ -170,6 +190,8 @@ struct ModelDef {
   std::string name;
   SourceLocation name_loc;
   std::vector<std::string> aliases;  // `model phi2, phi`: other architecture names it serves
+  std::string use_path;              // `use "llama.tsr"`: the definition it extends, as written; "" = none
+  SourceLocation use_loc;            // the quoted path
   std::vector<SectionMark> sections;
   std::vector<HParamDecl> hparams;
   std::vector<Requirement> requirements;  // in the order written

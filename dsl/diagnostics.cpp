@@ -15,7 +15,7 @@ DslError::DslError(std::string file, int line, int column, std::string message,
 
 std::string render_diagnostic(const SourceText& source, SourceLocation loc,
                               std::string_view message) {
-  std::string out = source.file_name;
+  std::string out = source.file_at(loc.offset);
   if (loc.line > 0) {
     out += ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
   }
@@ -23,7 +23,7 @@ std::string render_diagnostic(const SourceText& source, SourceLocation loc,
   out += message;
   out += "\n";
   if (loc.line <= 0) return out;
-  const std::string_view line = source.line_at(loc.line);
+  const std::string_view line = source.line_at(loc.line, loc.offset);
   out += line;
   out += "\n";
   // The caret line keeps the tabs of the source line so the caret lines up.
@@ -37,7 +37,7 @@ std::string render_diagnostic(const SourceText& source, SourceLocation loc,
 
 DslError make_error(const SourceText& source, SourceLocation loc, std::string message) {
   std::string rendered = render_diagnostic(source, loc, message);
-  return DslError(source.file_name, loc.line, loc.column, std::move(message),
+  return DslError(source.file_at(loc.offset), loc.line, loc.column, std::move(message),
                   std::move(rendered));
 }
 

@@ -39,6 +39,7 @@ struct kw_block : TAO_PEGTL_KEYWORD("block") {};
 struct kw_return : TAO_PEGTL_KEYWORD("return") {};
 struct kw_transposed : TAO_PEGTL_KEYWORD("transposed") {};
 struct kw_require : TAO_PEGTL_KEYWORD("require") {};
+struct kw_use : TAO_PEGTL_KEYWORD("use") {};
 struct kw_true : TAO_PEGTL_KEYWORD("true") {};
 struct kw_false : TAO_PEGTL_KEYWORD("false") {};
 
@@ -114,12 +115,16 @@ struct expression : seq<conjunction, star<sep, or_tail>> {};    // a || b && c
 
 // ---- model NAME --------------------------------------------------------------
 struct model_name : name {};                                    // the model's name, also {arch} without a file
-struct section_keyword : sor<kw_hparams, kw_weights, kw_forward, kw_block> {};  // starts a section, so no alias
+struct section_keyword : sor<kw_hparams, kw_weights, kw_forward, kw_block, kw_use> {};  // starts a section (or `use`), so no alias
 struct alias_name : seq<not_at<section_keyword>, name> {};      // another architecture name it serves
 struct alias_string : seq<one<'"'>, string_body, must<string_close>> {};  // "command-r": one that is no name
 struct model_alias : sor<alias_string, alias_name> {};          // phi, "command-r"
 struct model_aliases : star<sep, comma, sep, must<model_alias>> {};  // , phi
 struct model_decl : seq<kw_model, sep, must<model_name>, model_aliases> {};  // model phi2, phi
+
+// ---- use "base.tsr": the definition this one extends (right after `model`) ------------
+struct use_path : seq<one<'"'>, string_body, must<string_close>> {};  // "llama.tsr", relative to this file
+struct use_decl : seq<kw_use, sep, must<use_path>> {};          // use "llama.tsr"
 
 // ---- hparams { name = expression ... require condition, ... } ---------------------
 struct hparam_def : seq<name, sep, must<equals>, sep, must<expression>> {};  // d_model = meta("...")
@@ -179,6 +184,6 @@ struct block_def : seq<block_header, sep, until<close_brace, must<block_statemen
 // ---- the file ----------------------------------------------------------------------
 struct section : sor<hparams_section, weights_section, forward_section, block_def> {};  // any order; checked later
 struct end_of_file : eof {};                                    // nothing after the last section
-struct model_file : seq<sep, must<model_decl>, sep, star<section, sep>, must<end_of_file>> {};
+struct model_file : seq<sep, must<model_decl>, sep, opt<use_decl, sep>, star<section, sep>, must<end_of_file>> {};
 
 }  // namespace tessera::dsl::grammar

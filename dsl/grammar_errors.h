@@ -30,6 +30,7 @@ template <> inline constexpr auto error_message<equality_rhs> = "expected an ope
 template <> inline constexpr auto error_message<and_rhs> = "expected an operand after the operator";
 template <> inline constexpr auto error_message<or_rhs> = "expected an operand after the operator";
 template <> inline constexpr auto error_message<model_name> = "expected the model's name after 'model'";
+template <> inline constexpr auto error_message<use_path> = "expected a quoted file name after 'use', as use \"llama.tsr\"";
 template <> inline constexpr auto error_message<model_decl> = "expected 'model NAME' at the start of the file";
 template <> inline constexpr auto error_message<hparam_entry> = "expected a hyper-parameter 'name = expression', 'require' or '}'";
 template <> inline constexpr auto error_message<requirement> = "expected a condition after 'require', as 'require n_layers >= 1'";

@@ -96,7 +96,7 @@ int GraphBuilder::kv_cache(int layer, bool is_value, int64_t width) {
 
 void GraphBuilder::set_statement(std::string label, std::string target, int layer, SourceLocation loc) {
   label_ = std::move(label);
-  origin_ = source_.file_name + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+  origin_ = source_.file_at(loc.offset) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
   target_ = std::move(target);
   layer_ = layer;
   first_statement_tensor_ = static_cast<int>(graph_.tensors().size());

@@ -331,6 +331,19 @@ struct action<g::alias_string> {
   }
 };
 
+// `use "llama.tsr"`: the path as written; parser.cpp reads and merges the file.
+template <>
+struct action<g::use_path> {
+  template <typename Input>
+  static void apply(const Input& in, ParseState& st) {
+    const std::string_view text = in.string_view();
+    const std::string_view path = text.substr(1, text.size() - 2);  // without the quotes
+    if (path.empty()) throw pegtl::parse_error("the file name after 'use' must not be empty", in);
+    st.model.use_path = std::string(path);
+    st.model.use_loc = location(in);
+  }
+};
+
 template <typename Input>
 void mark_section(const Input& in, ParseState& st) {
   st.model.sections.push_back(SectionMark{in.string(), location(in)});

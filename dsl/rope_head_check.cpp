@@ -10,8 +10,9 @@
 namespace tessera::dsl {
 namespace {
 
-// The line and column of a node's origin, "file:line:col" (the file may hold ':').
-SourceLocation location_of(const std::string& origin) {
+// The line and column of a node's origin, "file:line:col" (the file may hold ':'), and
+// where that file's text begins in `source`.
+SourceLocation location_of(const std::string& origin, const SourceText& source) {
   SourceLocation loc;
   const size_t col_colon = origin.rfind(':');
   const size_t line_colon = col_colon == std::string::npos || col_colon == 0 ? std::string::npos
@@ -19,6 +20,7 @@ SourceLocation location_of(const std::string& origin) {
   if (line_colon == std::string::npos) return loc;
   std::from_chars(origin.data() + line_colon + 1, origin.data() + col_colon, loc.line);
   std::from_chars(origin.data() + col_colon + 1, origin.data() + origin.size(), loc.column);
+  loc.offset = source.begin_of(std::string_view(origin).substr(0, line_colon));
   return loc;
 }
 
@@ -73,7 +75,7 @@ void check_rope_heads(const Graph& graph, const SourceText& source) {
     const auto& rope = std::get<RopeParams>(node.params);
     HeadReader reader;
     if (!checker.head_reader(node.output, reader) || reader.head_dim == rope.head_dim) continue;
-    fail_at(source, location_of(node.origin),
+    fail_at(source, location_of(node.origin, source),
             "rope: heads: " + std::to_string(rope.n_heads) + " splits the " +
                 std::to_string(int64_t{rope.n_heads} * rope.head_dim) + " columns of '" +
                 graph.tensor(node.output).name + "' into heads of " +

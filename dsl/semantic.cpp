@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <utility>
 
 #include "dsl/diagnostics.h"
 #include "dsl/op_table.h"
@@ -37,16 +38,21 @@ class ModelChecker {
     fail_at(model_.source, at, std::move(message));
   }
 
+  // Each file may have each section once; a definition that `use`s another may have
+  // sections of the same names as the base's (that is how it overrides them), and gets
+  // its forward section from the base when it has none.
   void check_sections() {
-    std::map<std::string, SourceLocation> seen;
+    std::map<std::pair<std::string, std::string>, SourceLocation> seen;  // (file, keyword)
+    bool has_forward = false;
     for (const SectionMark& s : model_.sections) {
-      const auto [it, fresh] = seen.emplace(s.keyword, s.loc);
+      has_forward = has_forward || s.keyword == "forward";
+      const auto [it, fresh] = seen.emplace(std::make_pair(model_.source.file_at(s.loc.offset), s.keyword), s.loc);
       if (!fresh) {
         fail(s.loc, "duplicate section " + quoted(s.keyword) + " (the first is at " +
                         line_of(it->second) + ")");
       }
     }
-    if (!seen.count("forward")) fail(model_.name_loc, "the model has no forward section");
+    if (!has_forward) fail(model_.name_loc, "the model has no forward section");
   }
 
   void check_hparams() {
