@@ -35,14 +35,16 @@ TEST(Gemma3Definition, CapsTheLogitsWhenTheFileGivesACap) {
 
 TEST(Gemma3Definition, EverySixthLayerIsGlobal) {
   std::vector<int32_t> windows;
-  for (const GraphNode* n : nodes_of(compile_gemma3({{"window", "512"}}).graph, OpKind::Attention)) {
+  const CompiledModel m = compile_gemma3({{"window", "512"}});  // outlives the node pointers
+  for (const GraphNode* n : nodes_of(m.graph, OpKind::Attention)) {
     windows.push_back(std::get<AttentionParams>(n->params).window);
   }
   EXPECT_EQ(windows, (std::vector<int32_t>{512, 512, 512, 512, 512, 0, 512}));
 }
 
 TEST(Gemma3Definition, WithoutAWindowEveryLayerIsGlobal) {
-  for (const GraphNode* n : nodes_of(compile_gemma3({}).graph, OpKind::Attention)) {
+  const CompiledModel m = compile_gemma3({});
+  for (const GraphNode* n : nodes_of(m.graph, OpKind::Attention)) {
     EXPECT_EQ(std::get<AttentionParams>(n->params).window, 0);
   }
 }
