@@ -778,9 +778,12 @@ class Renderer {
         if (x == INT64_MIN) overflow(e.pos, x, op, y);
         return Value(-x);
       }
-      int64_t q = x / y;
-      if ((x % y != 0) && ((x < 0) != (y < 0))) --q;  // Python floors
-      return op == "//" ? Value(q) : Value(x - q * y);
+      int64_t q = x / y, r = x % y;
+      if (r != 0 && ((r < 0) != (y < 0))) {  // Python floors; r + y cannot overflow (opposite signs)
+        --q;
+        r += y;
+      }
+      return op == "//" ? Value(q) : Value(r);
     }
     if (op == "**") {
       if (floats || b.as_int() < 0) return Value(std::pow(a.as_double(), b.as_double()));  // Python: 2 ** -1 is 0.5

@@ -152,6 +152,9 @@ TEST(ChatTemplateLimits, IntegersPast64BitsAreAnError) {
 TEST(ChatTemplateLimits, IntegersAtTheEdgesComputeAsPython) {
   EXPECT_EQ(render("{{ (-9223372036854775807 - 1) % -1 }} {{ 7 // -1 }} {{ 2 ** 62 }} {{ 2 ** -1 }} {{ 3 ** 0 }}"),
             "0 -7 4611686018427387904 0.5 1");
+  // Found by the chat_template fuzz target: flooring the quotient overflowed x - q * y.
+  EXPECT_EQ(render("{{ (-9223372036854775807 - 1) % 21 }} {{ (-9223372036854775807 - 1) // 21 }} {{ -7 % 3 }}"),
+            "13 -439208192231179801 2");
   EXPECT_EQ(render("{{ 9 is divisibleby(-1) }} {{ (-9223372036854775807 - 1) is divisibleby(-1) }}"), "True True");
   EXPECT_EQ(render("{{ 'a,b,c'.split(',', -9223372036854775807 - 1) }} {{ 'a,b,c'.split(',', 1) }}"),
             "['a', 'b', 'c'] ['a', 'b,c']");
