@@ -19,6 +19,18 @@ inline CompiledModel compile_text(const std::string& source, const WeightFile* w
   return dsl::compile_model(*dsl::parse_model(source, "test.tsr"), options);
 }
 
+// The hyper-parameter `name` of a model whose hparams section also holds `hparams`
+// (after d = 4 and v = 8).
+inline HParam evaluate(const std::string& hparams, const std::string& name) {
+  const CompiledModel m = compile_text("model tiny\nhparams {\n  d = 4\n  v = 8\n" + hparams +
+                                       "\n}\n"
+                                       "weights { emb [v, d] = \"emb\" }\n"
+                                       "forward { logits = linear(outputs(embed(emb)), emb) }\n");
+  const HParam* h = m.find_hparam(name);
+  if (!h) throw std::runtime_error("no hyper-parameter " + name);
+  return *h;
+}
+
 // The message of the DslError that parsing and compiling `source` throws, or "accepted".
 inline std::string dsl_error(const std::string& source, const WeightFile* weights = nullptr) {
   try {

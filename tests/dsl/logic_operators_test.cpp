@@ -8,17 +8,6 @@
 namespace tessera::test {
 namespace {
 
-// The hyper-parameter `name` of a model whose hparams section also holds `hparams`
-// (after d = 4 and v = 8).
-HParam evaluate(const std::string& hparams, const std::string& name) {
-  const CompiledModel m = compile_text("model tiny\nhparams {\n  d = 4\n  v = 8\n" + hparams +
-                                       "\n}\n"
-                                       "weights { emb [v, d] = \"emb\" }\n"
-                                       "forward { logits = linear(outputs(embed(emb)), emb) }\n");
-  const HParam* h = m.find_hparam(name);
-  if (!h) throw std::runtime_error("no hyper-parameter " + name);
-  return *h;
-}
 
 double value(const std::string& expression) { return evaluate("r = " + expression, "r").value; }
 
