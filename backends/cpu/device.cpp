@@ -22,6 +22,9 @@ std::string compiled_isa() {
 #if defined(__AVX512F__)
   isa += " AVX512F";
 #endif
+#if defined(__AVX512VNNI__)
+  isa += " VNNI";  // the int8 dot products of the block formats' kernels
+#endif
 #if defined(__AVX2__)
   isa += " AVX2";
 #endif

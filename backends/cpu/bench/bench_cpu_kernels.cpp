@@ -151,13 +151,14 @@ void BM_Prefill(benchmark::State& state) {
                                                 benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(std::string(kit::dtype_traits(dtype).name));
 }
-BENCHMARK(BM_Prefill)
-    ->Args({TSR_DTYPE_F32, 2})
-    ->Args({TSR_DTYPE_F16, 2})
-    ->Args({TSR_DTYPE_Q8_0, 2})
-    ->ArgNames({"dtype", "threads"})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+void prefill_args(benchmark::internal::Benchmark* b) {
+  for (int dtype : {TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_Q8_0, TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q4_K,
+                    TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_XS}) {
+    for (int threads : {1, 2}) b->Args({dtype, threads});
+  }
+  b->ArgNames({"dtype", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+BENCHMARK(BM_Prefill)->Apply(prefill_args);
 
 // Decode attention: one token, 32 query heads on 4 KV heads of 64 dims, `context` keys
 // in an f16 paged cache of 16-token blocks. Args: context, threads.

@@ -8,7 +8,9 @@
 #include "backends/cpu/ops/matmul_quant.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include <tessera/kit/dequantize.h>
@@ -16,6 +18,7 @@
 
 #include "backends/cpu/ops/quant_activations.h"
 #include "backends/cpu/ops/quant_groups.h"
+#include "backends/cpu/ops/quant_panel.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu {
@@ -44,18 +47,37 @@ inline __m256i dot_bytes(__m256i levels, __m256i xq) {
 #endif
 }
 
-// The same sums, each half of 16 multiplied by its integer scale.
-template <bool Signed>
-inline __m256i scaled_dot_bytes(__m256i levels, __m256i xq, __m256i scales16) {
-  __m256i u = levels, s = xq;
-  if constexpr (Signed) {
-    u = _mm256_sign_epi8(levels, levels);
-    s = _mm256_sign_epi8(xq, levels);
+inline float hsum(__m256 v) { return simd::hsum({v}); }
+
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+constexpr bool kVnni = true;
+#else
+constexpr bool kVnni = false;
+#endif
+
+// With vpdpbusd, the levels are made unsigned by the format's bias (quant_groups.h): a dot
+// then needs no sign trick and loses bias * sum(x), subtracted once per block. Without it,
+// maddubs would saturate on biased bytes, so the levels stay signed (sign trick).
+template <class F>
+constexpr int dot_bias() {
+  if constexpr (kVnni && F::kSigned) {
+    return F::kBias;
+  } else {
+    return 0;
   }
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scales16);
 }
 
-inline float hsum(__m256 v) { return simd::hsum({v}); }
+template <class F>
+inline __m256i biased(__m256i levels) {
+  if constexpr (dot_bias<F>() != 0) return _mm256_add_epi8(levels, _mm256_set1_epi8(static_cast<char>(dot_bias<F>())));
+  return levels;
+}
+
+// 8 int32 sums of 4 products of levels (from biased<F>) with x's int8 values.
+template <class F>
+inline __m256i dot_levels(__m256i levels, __m256i xq) {
+  return dot_bytes < F::kSigned && dot_bias<F>() == 0 > (levels, xq);
+}
 
 // out[i * ldo] for NX rows of x against one weight row of a 32-element format. Even and
 // odd blocks accumulate apart, halving the chain of dependent multiply-adds.
@@ -72,11 +94,12 @@ void dot_row_32(const uint8_t* w, const Q8Block* const* x, int64_t blocks, float
   const auto step = [&](int64_t b, int p) {
     const uint8_t* blk = w + b * F::kBytes;
     _mm_prefetch(reinterpret_cast<const char*>(blk) + kPrefetchBytes, _MM_HINT_T0);
-    const __m256i q = F::levels(blk);
+    const __m256i q = biased<F>(F::levels(blk));
     const float dw = F::d(blk);
     for (int i = 0; i < NX; ++i) {
       const Q8Block& xb = x[i][b];
-      const __m256i dot = dot_bytes<F::kSigned>(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q)));
+      __m256i dot = dot_levels<F>(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q)));
+      if constexpr (dot_bias<F>() != 0) dot = _mm256_sub_epi32(dot, _mm256_setr_epi32(dot_bias<F>() * xb.sum, 0, 0, 0, 0, 0, 0, 0));
       acc[p][i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dot), acc[p][i]);
       if constexpr (F::kHasMin) summ[p][i] += F::m(blk) * xb.s;
     }
@@ -90,13 +113,20 @@ void dot_row_32(const uint8_t* w, const Q8Block* const* x, int64_t blocks, float
   for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(_mm256_add_ps(acc[0][i], acc[1][i])) + (summ[0][i] + summ[1][i]);
 }
 
-// The 4-byte words at p + r * row_bytes for r < 8, in lanes 0..7 (one gather).
-inline __m256i row_words(const uint8_t* p, __m256i row_offsets) {
-  return _mm256_i32gather_epi32(reinterpret_cast<const int*>(p), row_offsets, 1);
+// The 4-byte words at p + r * row_bytes for r < 8, in lanes 0..7. (Eight loads: a
+// gather instruction was slower.)
+inline __m256i row_words(const uint8_t* p, int64_t row_bytes) {
+  int32_t v[8];
+  for (int r = 0; r < 8; ++r) std::memcpy(&v[r], p + r * row_bytes, 4);
+  return _mm256_setr_epi32(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
 
-inline __m256i row_offsets(int64_t row_bytes) {
-  return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(row_bytes)));
+// The total of the eight int32 lanes of v, in lane 0.
+inline __m256i reduce8_one(__m256i v) {
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
+  return _mm256_castsi128_si256(h);
 }
 
 // Eight int32x8 sums as one vector: lane r = the total of t[r]. Integer adds, exact.
@@ -106,6 +136,16 @@ inline __m256i reduce8(const __m256i* t) {
   const __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
   // ab: rows 0-3, elements 0-3 of each in the low half and 4-7 in the high half; cd: rows 4-7.
   return _mm256_add_epi32(_mm256_permute2x128_si256(ab, cd, 0x20), _mm256_permute2x128_si256(ab, cd, 0x31));
+}
+
+// Decode reads a group of eight rows, 8 * row_bytes contiguous bytes, block by block; at
+// block b it asks for the b-th share of the next group's bytes, so the whole next group
+// is on its way while this one is dotted. (A read-ahead within the row would land in the
+// rows of the same group once rows are shorter than the distance.)
+template <int kBlockBytes>
+inline void prefetch_next_group(const uint8_t* w, int64_t row_bytes, int64_t b) {
+  const char* next = reinterpret_cast<const char*>(w + 8 * row_bytes + b * 8 * kBlockBytes);
+  for (int line = 0; line < 8 * kBlockBytes; line += 64) _mm_prefetch(next + line, _MM_HINT_T1);
 }
 
 // The f16 at the start (high = false) or at byte 2 (high = true) of 32-bit words, as f32.
@@ -126,52 +166,116 @@ void dot_8rows_32(const uint8_t* w, int64_t row_bytes, const Q8Block* const* x, 
                   int64_t ldo, bool prefetch) {
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
-  const __m256i offsets = row_offsets(row_bytes);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* blk = w + b * F::kBytes;
     // d (and m) of each row: the first 4 bytes of its block.
-    const __m256i words = row_words(blk, offsets);
+    const __m256i words = row_words(blk, row_bytes);
     const __m256 dw = halves_to_f32(words, false);
     __m256i levels[8];
-    for (int r = 0; r < 8; ++r) {
-      if (prefetch) _mm_prefetch(reinterpret_cast<const char*>(blk + r * row_bytes) + kPrefetchBytes, _MM_HINT_T0);
-      levels[r] = F::levels(blk + r * row_bytes);
-    }
+    if (prefetch) prefetch_next_group<F::kBytes>(w, row_bytes, b);
+    for (int r = 0; r < 8; ++r) levels[r] = biased<F>(F::levels(blk + r * row_bytes));
     for (int i = 0; i < NX; ++i) {
       const Q8Block& xb = x[i][b];
       const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q));
       __m256i t[8];
-      for (int r = 0; r < 8; ++r) t[r] = dot_bytes<F::kSigned>(levels[r], xq);
-      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(reduce8(t)), _mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), acc[i]);
+      for (int r = 0; r < 8; ++r) t[r] = dot_levels<F>(levels[r], xq);
+      __m256i isum = reduce8(t);
+      if constexpr (dot_bias<F>() != 0) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(dot_bias<F>() * xb.sum));
+      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), acc[i]);
       if constexpr (F::kHasMin) summ[i] = _mm256_fmadd_ps(halves_to_f32(words, true), _mm256_set1_ps(xb.s), summ[i]);
     }
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, _mm256_add_ps(acc[i], summ[i]));
 }
 
-// The integer scales of chunk c as the multipliers of its two halves' int16 pair sums.
-inline __m256i chunk_scales(const int* sc, int c) {
-  return _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(sc[2 * c + 1])),
-                          _mm_set1_epi16(static_cast<int16_t>(sc[2 * c])));
+// Half-chunk j of a super-block is 16 elements: lanes 0..3 of chunk j / 2's dot for even j,
+// lanes 4..7 for odd j. Two rounds of hadd over four chunks' dots leave the half-chunks'
+// sums in the order 0, 2, 4, 6, 1, 3, 5, 7 (then 8, 10, ...); this puts 8 values
+// (scales, x sums) of consecutive half-chunks in that order.
+inline __m256i half_chunk_order(__m256i v) {
+  return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
 }
 
-// The integer sums of one super-block of one weight row against x block xb:
-// isum lanes = sum_j scale_j * sum_i level_i q_i, and the return value sum_j min_j sum_i q_i.
+inline __m256i load8i(const int* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// What a K format's dot needs of one x block, shared by every weight row: the biases'
+// share of each half-chunk (bias * its x sum, in half_chunk_order) and, for the formats
+// with a min per 32, the x sums as 16 int16 for pairing with the mins.
+struct XTerms {
+  const Q8KBlock* xb;
+  __m256i bias[2];
+  __m256i sums16;
+};
+
 template <class F>
-inline int k_block_sums(const uint8_t* blk, const Q8KBlock& xb, __m256i* isum) {
-  int sc[16], mn[16];
-  F::scales(blk, sc, mn);
-  __m256i acc = _mm256_setzero_si256();
+inline XTerms x_terms(const Q8KBlock& xb) {
+  XTerms t{&xb, {}, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.sums))};
+  if constexpr (dot_bias<F>() != 0) {
+    for (int h = 0; h < 2; ++h) {
+      const __m256i xs = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xb.sums + 8 * h)));
+      t.bias[h] = _mm256_mullo_epi32(half_chunk_order(xs), _mm256_set1_epi32(dot_bias<F>()));
+    }
+  }
+  return t;
+}
+
+// The eight chunks' dots of one super-block: 8 lanes each, lanes 0..3 its first 16.
+template <class F>
+inline void chunk_dots(const uint8_t* blk, const Q8KBlock& xb, __m256i* d) {
   for (int c = 0; c < 8; ++c) {
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q + 32 * c));
-    acc = _mm256_add_epi32(acc, scaled_dot_bytes<F::kSigned>(F::levels(blk, c), xq, chunk_scales(sc, c)));
+    d[c] = dot_levels<F>(biased<F>(F::levels(blk, c)), xq);
   }
-  *isum = acc;
-  int imin = 0;
-  if constexpr (F::kHasMin) {
-    for (int s = 0; s < 16; ++s) imin += mn[s] * xb.sums[s];
+}
+
+// Sums of lanes of four chunks' dots (two rounds of hadd): per 128-bit half, one value
+// per chunk; the low half holds first halves-of-16, the high half second ones.
+inline __m256i hadd4(const __m256i* q) {
+  return _mm256_hadd_epi32(_mm256_hadd_epi32(q[0], q[1]), _mm256_hadd_epi32(q[2], q[3]));
+}
+
+// The integer sums of one super-block of one weight row against x block t.xb:
+// isum lanes total sum_j scale_j * sum_i level_i q_i, and the return value is
+// sum_j min_j sum_i q_i.
+template <class F>
+inline int k_block_sums(const uint8_t* blk, const XTerms& t, __m256i* isum) {
+  __m256i d[8];
+  chunk_dots<F>(blk, *t.xb, d);
+  if constexpr (requires(uint64_t* w) { F::scale_min_words(blk, w, w); }) {
+    // One scale and one min per chunk of 32 (unsigned bytes): the chunk sums in hadd4's
+    // order meet each scale twice, once per half.
+    uint64_t sc, mn;
+    F::scale_min_words(blk, &sc, &mn);
+    const auto twice = [](uint32_t four) { return _mm256_cvtepu8_epi32(_mm_set1_epi32(static_cast<int>(four))); };
+    *isum = _mm256_add_epi32(_mm256_mullo_epi32(hadd4(d), twice(static_cast<uint32_t>(sc))),
+                             _mm256_mullo_epi32(hadd4(d + 4), twice(static_cast<uint32_t>(sc >> 32))));
+    const __m128i m = _mm_cvtsi64_si128(static_cast<int64_t>(mn));
+    const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m, m));  // each min for both halves
+    const __m256i imin = _mm256_madd_epi16(mins16, t.sums16);
+    return _mm256_extract_epi32(reduce8_one(imin), 0);
+  } else {
+    alignas(32) int sc[16], mn[16];
+    __m256i scales[2];
+    if constexpr (requires { F::scale_vectors(blk, scales); }) {
+      F::scale_vectors(blk, scales);
+    } else {
+      F::scales(blk, sc, mn);
+      scales[0] = load8i(sc);
+      scales[1] = load8i(sc + 8);
+    }
+    __m256i half[2];  // half-chunk sums, 0..7 and 8..15, in half_chunk_order
+    for (int h = 0; h < 2; ++h) {
+      half[h] = hadd4(d + 4 * h);
+      if constexpr (dot_bias<F>() != 0) half[h] = _mm256_sub_epi32(half[h], t.bias[h]);
+    }
+    *isum = _mm256_add_epi32(_mm256_mullo_epi32(half[0], half_chunk_order(scales[0])),
+                             _mm256_mullo_epi32(half[1], half_chunk_order(scales[1])));
+    int imin = 0;
+    if constexpr (F::kHasMin) {
+      for (int s = 0; s < 16; ++s) imin += mn[s] * t.xb->sums[s];
+    }
+    return imin;
   }
-  return imin;
 }
 
 // The same for a K format, one weight row.
@@ -191,7 +295,7 @@ void dot_row_k(const uint8_t* w, const Q8KBlock* const* x, int64_t blocks, float
     const float dw = F::d(blk);
     for (int i = 0; i < NX; ++i) {
       __m256i isum;
-      const int imin = k_block_sums<F>(blk, x[i][b], &isum);
+      const int imin = k_block_sums<F>(blk, x_terms<F>(x[i][b]), &isum);
       const float dx = x[i][b].d;
       acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * dx), _mm256_cvtepi32_ps(isum), acc[i]);
       if constexpr (F::kHasMin) summ[i] -= F::dmin(blk) * dx * static_cast<float>(imin);
@@ -207,20 +311,16 @@ void dot_8rows_k(const uint8_t* w, int64_t row_bytes, const Q8KBlock* const* x, 
                  int64_t ldo, bool prefetch) {
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
-  const __m256i offsets = row_offsets(row_bytes);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* blk = w + b * F::kBytes;
-    const __m256i words = row_words(blk + F::kScaleWord, offsets);
+    const __m256i words = row_words(blk + F::kScaleWord, row_bytes);
     const __m256 dw = halves_to_f32(words, F::kDHigh);
-    for (int r = 0; r < 8 && prefetch; ++r) {
-      for (int line = 0; line < F::kBytes; line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(blk + r * row_bytes) + kPrefetchBytes + line, _MM_HINT_T0);
-      }
-    }
+    if (prefetch) prefetch_next_group<F::kBytes>(w, row_bytes, b);
     for (int i = 0; i < NX; ++i) {
       __m256i t[8];
       alignas(32) int imin[8];
-      for (int r = 0; r < 8; ++r) imin[r] = k_block_sums<F>(blk + r * row_bytes, x[i][b], &t[r]);
+      const XTerms xt = x_terms<F>(x[i][b]);
+      for (int r = 0; r < 8; ++r) imin[r] = k_block_sums<F>(blk + r * row_bytes, xt, &t[r]);
       const __m256 dx = _mm256_set1_ps(x[i][b].d);
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(reduce8(t)), _mm256_mul_ps(dw, dx), acc[i]);
       if constexpr (F::kHasMin) {
@@ -288,6 +388,44 @@ void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_beg
   }
 }
 
+#if TESSERA_CPU_PANEL
+// TESSERA_CPU_MATMUL=rows keeps prefill on the eight-row kernels, to compare the two.
+bool panel_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TESSERA_CPU_MATMUL");
+    return v == nullptr || std::string_view(v) != "rows";
+  }();
+  return enabled;
+}
+
+// Weight rows [m_begin, m_end) against every row of x: sixteen rows are unpacked into a
+// panel (quant_panel.h), then met by every row of x, panel::kTileX at a time.
+template <class F, class Block>
+void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_begin, int64_t m_end) {
+  thread_local std::vector<uint8_t> panel_bytes;
+  panel_bytes.resize(static_cast<size_t>(qx.per_row * panel::Layout<F>::kBytes));
+  float* out = a.out.as<float>();
+  const int64_t row_bytes = a.w.row_bytes();
+  for (int64_t m = m_begin; m < m_end; m += panel::kRows) {
+    const int rows = static_cast<int>(std::min<int64_t>(panel::kRows, m_end - m));
+    panel::pack<F>(a.w.as<const uint8_t>() + m * row_bytes, row_bytes, rows, qx.per_row, panel_bytes.data());
+    for (int64_t n0 = 0; n0 < a.n; n0 += panel::kTileX) {
+      const Block* x[panel::kTileX];
+      const int nx = static_cast<int>(std::min<int64_t>(panel::kTileX, a.n - n0));
+      for (int i = 0; i < nx; ++i) x[i] = qx.row(n0 + i);
+      float* o = out + n0 * a.m + m;
+      with_tile(nx, [&]<int NX>() {
+        if constexpr (quant::is_k_format<F>()) {
+          panel::dot_k<F, NX>(panel_bytes.data(), qx.per_row, x, o, a.m, rows);
+        } else {
+          panel::dot_32<F, NX>(panel_bytes.data(), qx.per_row, x, o, a.m, rows);
+        }
+      });
+    }
+  }
+}
+#endif
+
 template <class F>
 void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
   using Block = std::conditional_t<quant::is_k_format<F>(), Q8KBlock, Q8Block>;
@@ -303,9 +441,20 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
       }
     }
   });
-  // Tasks of whole groups of eight rows.
+#if TESSERA_CPU_PANEL
+  if (a.n > kTileX && panel_enabled()) {
+    pool.parallel_for((a.m + panel::kRows - 1) / panel::kRows, 1, [&](int64_t b, int64_t e) {
+      run_panels<F>(a, qx, b * panel::kRows, std::min(e * panel::kRows, a.m));
+    });
+    return;
+  }
+#endif
+  // Tasks of whole groups of eight rows; decode gives each thread one contiguous share, so
+  // that its reads (and read-ahead) stream through one region of the weights.
   const int64_t groups = (a.m + 7) / 8;
-  pool.parallel_for(groups, kGrainRows / 8, [&](int64_t b, int64_t e) {
+  const int64_t grain = a.n <= kTileX ? std::max<int64_t>(kGrainRows / 8, (groups + pool.size() - 1) / pool.size())
+                                      : kGrainRows / 8;
+  pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
     run_rows<F>(a, qx, b * 8, std::min(e * 8, a.m));
   });
 }

@@ -1,9 +1,14 @@
 // MATMUL for the block formats (q8_0, q4_0 ... q6_k, iq4_nl, iq4_xs), optimised: every
 // row of x is quantised once to int8 blocks (quant_activations.h) and each weight block
 // is dotted with it in integers, scaled once per block (32-element formats) or per
-// super-block (K formats). Weight rows are split across the pool's threads; each thread
-// runs its rows against every row of x, four at a time. Portable builds fall back to the
-// reference dequantisation and f32 dots.
+// super-block (K formats). Weight rows are split across the pool's threads.
+//  - Decode (up to four rows of x): eight weight rows at a time, straight from the weight
+//    bytes, each thread streaming one contiguous share of the rows.
+//  - Prefill (more rows of x), where the build has AVX-512 VNNI: sixteen weight rows are
+//    unpacked into a panel once and met by every row of x (quant_panel.h); the results
+//    equal the decode kernel's bit for bit. TESSERA_CPU_MATMUL=rows keeps prefill on the
+//    decode kernel, to compare the two.
+// Portable builds fall back to the reference dequantisation and f32 dots.
 #pragma once
 
 #include <cstdint>

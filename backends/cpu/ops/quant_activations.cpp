@@ -41,6 +41,7 @@ void quantize_q8_row(const float* x, int64_t K, Q8Block* out) {
     const float d = amax / 127.0f;
     o.d = f16_round(d);
     o.s = f16_round(d * static_cast<float>(sum));
+    o.sum = sum;
   }
 }
 

@@ -16,7 +16,8 @@ namespace tessera::cpu {
 struct Q8Block {
   int8_t q[32];
   float d;  // f16-rounded
-  float s;  // f16-rounded d * sum(q)
+  float s;    // f16-rounded d * sum(q)
+  int32_t sum;  // sum(q), exact
 };
 
 struct Q8KBlock {

@@ -60,6 +60,7 @@ inline __m256i iq4nl_table() {
 // ---- 32-element formats: levels(blk) and d(blk); m(blk) when kHasMin ----------------
 
 struct Q8_0 {
+  static constexpr int kBias = 128;
   static constexpr int kBytes = 34;
   static constexpr bool kSigned = true, kHasMin = false;
   static __m256i levels(const uint8_t* b) { return load32(b + 2); }
@@ -67,6 +68,7 @@ struct Q8_0 {
   static float m(const uint8_t*) { return 0.0f; }
 };
 struct Q4_0 {
+  static constexpr int kBias = 8;
   static constexpr int kBytes = 18;
   static constexpr bool kSigned = true, kHasMin = false;
   static __m256i levels(const uint8_t* b) { return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8)); }
@@ -81,6 +83,7 @@ struct Q4_1 {
   static float m(const uint8_t* b) { return half(b + 2); }
 };
 struct Q5_0 {
+  static constexpr int kBias = 16;
   static constexpr int kBytes = 22;
   static constexpr bool kSigned = true, kHasMin = false;
   static __m256i levels(const uint8_t* b) {
@@ -97,6 +100,7 @@ struct Q5_1 {
   static float m(const uint8_t* b) { return half(b + 2); }
 };
 struct IQ4_NL {
+  static constexpr int kBias = 128;
   static constexpr int kBytes = 18;
   static constexpr bool kSigned = true, kHasMin = false;
   static __m256i levels(const uint8_t* b) { return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b + 2)); }
@@ -109,6 +113,8 @@ struct IQ4_NL {
 // the integer scale (and min) of each half-chunk of 16, sc[2 c] and sc[2 c + 1]; d(blk),
 // dmin(blk). kScaleWord: offset of a 4-byte word holding d (and dmin) inside the block,
 // kDHigh whether d is its upper half (so the word never reaches past the block).
+// kBias (signed formats): added to every level, it makes them all unsigned bytes, the
+// operand vpdpbusd multiplies without the sign trick; the dot then loses kBias * sum(x).
 
 struct Q2_K {
   static constexpr int kBytes = 84, kScaleWord = 80;
@@ -124,6 +130,7 @@ struct Q2_K {
   }
 };
 struct Q3_K {
+  static constexpr int kBias = 4;
   static constexpr int kBytes = 110, kScaleWord = 106;
   static constexpr bool kSigned = true, kHasMin = false, kDHigh = true;
   static float d(const uint8_t* b) { return half(b + 108); }
@@ -151,6 +158,19 @@ inline void k4_scales(const uint8_t* b, int* sc, int* mn) {
     mn[2 * j] = mn[2 * j + 1] = m;
   }
 }
+// Q4_K / Q5_K: the 6-bit scales (sc) and mins (mn) of the eight chunks, packed in the 12
+// bytes at b + 4, as the bytes of two 64-bit words (chunk c in byte c). Chunks 0..3 keep
+// theirs in the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); chunks 4..7 in the
+// nibbles of bytes 8..11, with their top two bits in the top bits of bytes 0..7.
+inline void k4_scale_min_words(const uint8_t* b, uint64_t* sc, uint64_t* mn) {
+  uint32_t w[3];
+  std::memcpy(w, b + 4, sizeof w);
+  const uint32_t sc_low = w[0] & 0x3F3F3F3Fu, mn_low = w[1] & 0x3F3F3F3Fu;
+  const uint32_t sc_high = (w[2] & 0x0F0F0F0Fu) | ((w[0] >> 2) & 0x30303030u);
+  const uint32_t mn_high = ((w[2] >> 4) & 0x0F0F0F0Fu) | ((w[1] >> 2) & 0x30303030u);
+  *sc = sc_low | static_cast<uint64_t>(sc_high) << 32;
+  *mn = mn_low | static_cast<uint64_t>(mn_high) << 32;
+}
 struct Q4_K {
   static constexpr int kBytes = 144, kScaleWord = 0;
   static constexpr bool kSigned = false, kHasMin = true, kDHigh = false;
@@ -158,6 +178,7 @@ struct Q4_K {
   static float dmin(const uint8_t* b) { return half(b + 2); }
   static __m256i levels(const uint8_t* b, int c) { return byte_field(load32(b + 16 + 32 * (c / 2)), 4 * (c % 2), 0xF); }
   static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
+  static void scale_min_words(const uint8_t* b, uint64_t* sc, uint64_t* mn) { k4_scale_min_words(b, sc, mn); }
 };
 struct Q5_K {
   static constexpr int kBytes = 176, kScaleWord = 0;
@@ -170,8 +191,10 @@ struct Q5_K {
     return _mm256_or_si256(low, high);
   }
   static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
+  static void scale_min_words(const uint8_t* b, uint64_t* sc, uint64_t* mn) { k4_scale_min_words(b, sc, mn); }
 };
 struct Q6_K {
+  static constexpr int kBias = 32;
   static constexpr int kBytes = 210, kScaleWord = 206;
   static constexpr bool kSigned = true, kHasMin = false, kDHigh = true;
   static float d(const uint8_t* b) { return half(b + 208); }
@@ -182,6 +205,11 @@ struct Q6_K {
     const __m256i high = _mm256_slli_epi16(byte_field(load32(b + 128 + 32 * g), 2 * o, 3), 4);
     return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
   }
+  // The same scales as two vectors of eight int32 (for formats without mins, optional).
+  static void scale_vectors(const uint8_t* b, __m256i* sc) {
+    sc[0] = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 192)));
+    sc[1] = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 200)));
+  }
   static void scales(const uint8_t* b, int* sc, int* mn) {
     const auto* p = reinterpret_cast<const int8_t*>(b + 192);
     for (int s = 0; s < 16; ++s) {
@@ -191,6 +219,7 @@ struct Q6_K {
   }
 };
 struct IQ4_XS {
+  static constexpr int kBias = 128;
   static constexpr int kBytes = 136, kScaleWord = 0;
   static constexpr bool kSigned = true, kHasMin = false, kDHigh = false;
   static float d(const uint8_t* b) { return half(b); }

@@ -50,6 +50,7 @@ std::vector<Case> cases() {
     }
     out.push_back({dtype, 1, 1, 1});
     out.push_back({dtype, 4, 130, 2});
+    out.push_back({dtype, 13, 53, 2});  // prefill: three whole panels of sixteen rows and a tail of five
   }
   return out;
 }
@@ -117,6 +118,35 @@ TEST_P(QuantMatmul, MatchesTheReferenceWithinTheActivationRounding) {
 
 INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantMatmul, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return case_name(info.param); });
+
+// Prefill (many rows of x, the panel kernel where the build has AVX-512 VNNI) and decode
+// (one row of x, the eight-row kernel) form the same integer sums and the same float
+// operations per block, so each row of a prefill equals that row decoded alone, bit for bit.
+class QuantPrefillRows : public ::testing::TestWithParam<tsr_dtype> {};
+
+TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
+  const tsr_dtype dtype = GetParam();
+  const int64_t n = 9, m = 48, k = 3 * kit::dtype_traits(dtype).block_elems;
+  const std::vector<float> xv = random_values(static_cast<size_t>(n * k), 31, -3.0f, 2.0f);
+  const HostTensor w = HostTensor::from_f32(dtype, {m, k}, random_values(static_cast<size_t>(m * k), 32));
+  CpuDevice device(2);
+  HostTensor all(TSR_DTYPE_F32, {n, m});
+  const HostTensor x = HostTensor::f32({n, k}, xv);
+  ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x, &w}, all), TSR_OK) << device.last_error();
+  const std::vector<float> got = all.to_f32();
+  for (int64_t row = 0; row < n; ++row) {
+    const HostTensor one = HostTensor::f32({1, k}, std::vector<float>(xv.begin() + row * k, xv.begin() + (row + 1) * k));
+    HostTensor single(TSR_DTYPE_F32, {1, m});
+    ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&one, &w}, single), TSR_OK);
+    const std::vector<float> want = single.to_f32();
+    for (int64_t c = 0; c < m; ++c) {
+      ASSERT_EQ(got[static_cast<size_t>(row * m + c)], want[static_cast<size_t>(c)]) << "row " << row << " col " << c;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantPrefillRows, ::testing::ValuesIn(kFormats),
+                         [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
 
