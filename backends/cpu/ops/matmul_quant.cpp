@@ -157,6 +157,26 @@ inline __m256 halves_to_f32(__m256i words, bool high) {
   return _mm256_cvtph_ps(_mm256_castsi256_si128(packed));
 }
 
+// For the formats whose levels are a block's raw nibbles once biased (q4_0, q4_1): the
+// integer dots of eight rows' blocks at qs + r * row_bytes with x block xb, lane r = row r
+// (before the bias correction). Rows r and r + 4 share a vector (one 128-bit half each), so
+// the nibbles are split once for two rows and three rounds of hadd leave rows in order.
+inline __m256i nibble_sums8(const uint8_t* qs, int64_t row_bytes, const Q8Block& xb) {
+  const __m256i low_x = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xb.q)));
+  const __m256i high_x = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xb.q + 16)));
+  const __m256i mask = _mm256_set1_epi8(0x0F);
+  __m256i t[4];
+  for (int p = 0; p < 4; ++p) {
+    const __m256i raw = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(qs + (p + 4) * row_bytes),
+                                            reinterpret_cast<const __m128i*>(qs + p * row_bytes));
+    const __m256i low = _mm256_and_si256(raw, mask), high = _mm256_and_si256(_mm256_srli_epi16(raw, 4), mask);
+    t[p] = dot_bytes<false>(high, high_x);
+    t[p] = _mm256_add_epi32(t[p], dot_bytes<false>(low, low_x));
+  }
+  // t[p]: lanes 0..3 row p, 4..7 row p + 4.
+  return _mm256_hadd_epi32(_mm256_hadd_epi32(t[0], t[1]), _mm256_hadd_epi32(t[2], t[3]));
+}
+
 // out[i * ldo + r] for NX rows of x against eight consecutive weight rows (r < 8, row r at
 // w + r * row_bytes) of a 32-element format. Per block, the eight rows' scales come in one
 // gather and their integer dots are summed in one vector, so the float work and the x
@@ -171,8 +191,18 @@ void dot_8rows_32(const uint8_t* w, int64_t row_bytes, const Q8Block* const* x, 
     // d (and m) of each row: the first 4 bytes of its block.
     const __m256i words = row_words(blk, row_bytes);
     const __m256 dw = halves_to_f32(words, false);
-    __m256i levels[8];
     if (prefetch) prefetch_next_group<F::kBytes>(w, row_bytes, b);
+    if constexpr (kVnni && requires { F::kNibbles; }) {
+      if constexpr (NX == 1) {  // decode: the plain 4-bit formats, two rows per vector
+        const Q8Block& xb = x[0][b];
+        __m256i isum = nibble_sums8(blk + F::kNibbles, row_bytes, xb);
+        if constexpr (dot_bias<F>() != 0) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(dot_bias<F>() * xb.sum));
+        acc[0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), acc[0]);
+        if constexpr (F::kHasMin) summ[0] = _mm256_fmadd_ps(halves_to_f32(words, true), _mm256_set1_ps(xb.s), summ[0]);
+        continue;
+      }
+    }
+    __m256i levels[8];
     for (int r = 0; r < 8; ++r) levels[r] = biased<F>(F::levels(blk + r * row_bytes));
     for (int i = 0; i < NX; ++i) {
       const Q8Block& xb = x[i][b];

@@ -68,6 +68,7 @@ struct Q8_0 {
   static float m(const uint8_t*) { return 0.0f; }
 };
 struct Q4_0 {
+  static constexpr int kNibbles = 2;  // offset of the 16 bytes of nibbles: levels + kBias
   static constexpr int kBias = 8;
   static constexpr int kBytes = 18;
   static constexpr bool kSigned = true, kHasMin = false;
@@ -76,6 +77,7 @@ struct Q4_0 {
   static float m(const uint8_t*) { return 0.0f; }
 };
 struct Q4_1 {
+  static constexpr int kNibbles = 4;  // offset of the 16 bytes of nibbles: the levels
   static constexpr int kBytes = 20;
   static constexpr bool kSigned = false, kHasMin = true;
   static __m256i levels(const uint8_t* b) { return nibbles32(b + 4); }
