@@ -432,8 +432,9 @@ bool panel_enabled() {
 // panel (quant_panel.h), then met by every row of x, panel::kTileX at a time.
 template <class F, class Block>
 void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_begin, int64_t m_end) {
-  thread_local std::vector<uint8_t> panel_bytes;
-  panel_bytes.resize(static_cast<size_t>(qx.per_row * panel::Layout<F>::kBytes));
+  // One panel per task (not thread_local: a thread_local with a destructor would keep the
+  // plugin from unloading until the thread ends).
+  std::vector<uint8_t> panel_bytes(static_cast<size_t>(qx.per_row * panel::Layout<F>::kBytes));
   float* out = a.out.as<float>();
   const int64_t row_bytes = a.w.row_bytes();
   for (int64_t m = m_begin; m < m_end; m += panel::kRows) {
