@@ -121,12 +121,12 @@ inline __m256i row_words(const uint8_t* p, int64_t row_bytes) {
   return _mm256_setr_epi32(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
 
-// The total of the eight int32 lanes of v, in lane 0.
-inline __m256i reduce8_one(__m256i v) {
+// The total of the eight int32 lanes of v.
+inline int hsum_i32(__m256i v) {
   __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
   h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
-  return _mm256_castsi128_si256(h);
+  return _mm_cvtsi128_si32(h);
 }
 
 // Eight int32x8 sums as one vector: lane r = the total of t[r]. Integer adds, exact.
@@ -192,24 +192,23 @@ void dot_8rows_32(const uint8_t* w, int64_t row_bytes, const Q8Block* const* x, 
     const __m256i words = row_words(blk, row_bytes);
     const __m256 dw = halves_to_f32(words, false);
     if (prefetch) prefetch_next_group<F::kBytes>(w, row_bytes, b);
-    if constexpr (kVnni && requires { F::kNibbles; }) {
-      if constexpr (NX == 1) {  // decode: the plain 4-bit formats, two rows per vector
-        const Q8Block& xb = x[0][b];
-        __m256i isum = nibble_sums8(blk + F::kNibbles, row_bytes, xb);
-        if constexpr (dot_bias<F>() != 0) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(dot_bias<F>() * xb.sum));
-        acc[0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), acc[0]);
-        if constexpr (F::kHasMin) summ[0] = _mm256_fmadd_ps(halves_to_f32(words, true), _mm256_set1_ps(xb.s), summ[0]);
-        continue;
-      }
-    }
+    // Decode of the plain 4-bit formats splits two rows' nibbles per vector instead.
+    constexpr bool kNibblePairs = kVnni && NX == 1 && requires { F::kNibbles; };
     __m256i levels[8];
-    for (int r = 0; r < 8; ++r) levels[r] = biased<F>(F::levels(blk + r * row_bytes));
+    if constexpr (!kNibblePairs) {
+      for (int r = 0; r < 8; ++r) levels[r] = biased<F>(F::levels(blk + r * row_bytes));
+    }
     for (int i = 0; i < NX; ++i) {
       const Q8Block& xb = x[i][b];
-      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q));
-      __m256i t[8];
-      for (int r = 0; r < 8; ++r) t[r] = dot_levels<F>(levels[r], xq);
-      __m256i isum = reduce8(t);
+      __m256i isum;
+      if constexpr (kNibblePairs) {
+        isum = nibble_sums8(blk + F::kNibbles, row_bytes, xb);
+      } else {
+        const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.q));
+        __m256i t[8];
+        for (int r = 0; r < 8; ++r) t[r] = dot_levels<F>(levels[r], xq);
+        isum = reduce8(t);
+      }
       if constexpr (dot_bias<F>() != 0) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(dot_bias<F>() * xb.sum));
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), acc[i]);
       if constexpr (F::kHasMin) summ[i] = _mm256_fmadd_ps(halves_to_f32(words, true), _mm256_set1_ps(xb.s), summ[i]);
@@ -282,7 +281,7 @@ inline int k_block_sums(const uint8_t* blk, const XTerms& t, __m256i* isum) {
     const __m128i m = _mm_cvtsi64_si128(static_cast<int64_t>(mn));
     const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m, m));  // each min for both halves
     const __m256i imin = _mm256_madd_epi16(mins16, t.sums16);
-    return _mm256_extract_epi32(reduce8_one(imin), 0);
+    return hsum_i32(imin);
   } else {
     alignas(32) int sc[16], mn[16];
     __m256i scales[2];
