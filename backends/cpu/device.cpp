@@ -1,5 +1,7 @@
-// Device description of the CPU plugin, from compile-time ISA macros and the OS.
+// Device description of the CPU plugin, from compile-time ISA macros, cpuid and the OS.
 #include "backends/cpu/device.h"
+
+#include "backends/cpu/amx_support.h"
 
 #include <unistd.h>
 
@@ -24,6 +26,9 @@ std::string compiled_isa() {
 #endif
 #if defined(__AVX512VNNI__)
   isa += " VNNI";  // the int8 dot products of the block formats' kernels
+#endif
+#if defined(__AMX_INT8__)
+  if (amx_usable()) isa += " AMX";  // the block formats' prefill tiles, where Linux grants them
 #endif
 #if defined(__AVX2__)
   isa += " AVX2";

@@ -16,7 +16,9 @@
 #include <tessera/kit/dequantize.h>
 #include <tessera/kit/dtype_traits.h>
 
+#include "backends/cpu/amx_support.h"
 #include "backends/cpu/ops/quant_activations.h"
+#include "backends/cpu/ops/quant_amx.h"
 #include "backends/cpu/ops/quant_groups.h"
 #include "backends/cpu/ops/quant_panel.h"
 #include "backends/cpu/ops/simd.h"
@@ -29,6 +31,34 @@ constexpr int kTileX = 4;           // rows of x dotted with each weight row at 
 // Weight bytes read ahead of the block being dotted: rows are short (a few hundred bytes)
 // and the hardware prefetcher alone left decode waiting on memory.
 constexpr int kPrefetchBytes = 2048;
+
+enum class PrefillPath { kPortable, kRows, kVnni, kAmx };
+
+// The best path this build and processor have, or the one TESSERA_CPU_MATMUL names
+// (rows, vnni, amx) where it is present: tests force each in turn.
+PrefillPath choose_prefill_path() {
+  const char* env = std::getenv("TESSERA_CPU_MATMUL");
+  const std::string_view want = env == nullptr ? "" : env;
+  PrefillPath best = PrefillPath::kPortable;
+  (void)want;
+#if TESSERA_CPU_AVX2
+  best = PrefillPath::kRows;
+  if (want == "rows") return best;
+#endif
+#if TESSERA_CPU_PANEL
+  best = PrefillPath::kVnni;
+  if (want == "vnni") return best;
+#endif
+#if TESSERA_CPU_AMX
+  if (amx_usable()) best = PrefillPath::kAmx;
+#endif
+  return best;
+}
+
+PrefillPath prefill_path() {
+  static const PrefillPath path = choose_prefill_path();
+  return path;
+}
 
 #if TESSERA_CPU_AVX2
 
@@ -418,24 +448,52 @@ void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_beg
 }
 
 #if TESSERA_CPU_PANEL
-// TESSERA_CPU_MATMUL=rows keeps prefill on the eight-row kernels, to compare the two.
-bool panel_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("TESSERA_CPU_MATMUL");
-    return v == nullptr || std::string_view(v) != "rows";
-  }();
-  return enabled;
+#if TESSERA_CPU_AMX
+// Every row of x against the panel on the AMX tiles, sixteen at a time. A last group of
+// fewer comes from `tail`: those rows copied beside zero rows, as a tile always has sixteen.
+template <class F, class Block>
+void amx_rows(const uint8_t* panel, const QuantizedRows<Block>& qx, int64_t n, const std::vector<Block>& tail,
+              float* out, int64_t ldo, int rows) {
+  const auto dot = [&](const Block* x, int nx, float* o) {
+    if constexpr (quant::is_k_format<F>()) {
+      amx::dot_k<F>(panel, qx.per_row, x, nx, o, ldo, rows);
+    } else {
+      amx::dot_32<F>(panel, qx.per_row, x, nx, o, ldo, rows);
+    }
+  };
+  const int64_t whole = n / amx::kRowsX * amx::kRowsX;
+  for (int64_t i = 0; i < whole; i += amx::kRowsX) dot(qx.row(i), amx::kRowsX, out + i * ldo);
+  if (whole < n) dot(tail.data(), static_cast<int>(n - whole), out + whole * ldo);
 }
+#endif
 
 // Weight rows [m_begin, m_end) against every row of x: sixteen rows are unpacked into a
-// panel (quant_panel.h), then met by every row of x, panel::kTileX at a time.
+// panel (quant_panel.h), then met by every row of x, on the AMX tiles or panel::kTileX
+// rows at a time with vpdpbusd.
 template <class F, class Block>
-void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_begin, int64_t m_end) {
+void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_begin, int64_t m_end, bool amx) {
   // One panel per task (not thread_local: a thread_local with a destructor would keep the
   // plugin from unloading until the thread ends).
   std::vector<uint8_t> panel_bytes(static_cast<size_t>(qx.per_row * panel::Layout<F>::kBytes));
   float* out = a.out.as<float>();
   const int64_t row_bytes = a.w.row_bytes();
+#if TESSERA_CPU_AMX
+  if (amx) {
+    std::vector<Block> tail;
+    if (const int64_t whole = a.n / amx::kRowsX * amx::kRowsX; whole < a.n) {
+      tail.assign(static_cast<size_t>(amx::kRowsX * qx.per_row), Block{});
+      std::copy(qx.row(whole), qx.row(a.n), tail.begin());
+    }
+    const amx::Tiles<quant::is_k_format<F>() ? panel::sub_elems<F>() : 32> tiles;
+    for (int64_t m = m_begin; m < m_end; m += panel::kRows) {
+      const int rows = static_cast<int>(std::min<int64_t>(panel::kRows, m_end - m));
+      panel::pack<F, false>(a.w.as<const uint8_t>() + m * row_bytes, row_bytes, rows, qx.per_row, panel_bytes.data());
+      amx_rows<F>(panel_bytes.data(), qx, a.n, tail, out + m, a.m, rows);
+    }
+    return;
+  }
+#endif
+  (void)amx;
   for (int64_t m = m_begin; m < m_end; m += panel::kRows) {
     const int rows = static_cast<int>(std::min<int64_t>(panel::kRows, m_end - m));
     panel::pack<F>(a.w.as<const uint8_t>() + m * row_bytes, row_bytes, rows, qx.per_row, panel_bytes.data());
@@ -472,9 +530,10 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
     }
   });
 #if TESSERA_CPU_PANEL
-  if (a.n > kTileX && panel_enabled()) {
+  const PrefillPath path = prefill_path();
+  if (a.n > kTileX && path != PrefillPath::kRows) {
     pool.parallel_for((a.m + panel::kRows - 1) / panel::kRows, 1, [&](int64_t b, int64_t e) {
-      run_panels<F>(a, qx, b * panel::kRows, std::min(e * panel::kRows, a.m));
+      run_panels<F>(a, qx, b * panel::kRows, std::min(e * panel::kRows, a.m), path == PrefillPath::kAmx);
     });
     return;
   }
@@ -509,6 +568,15 @@ void rows_portable(const MatmulArgs& a, int64_t m_begin, int64_t m_end) {
 }  // namespace
 
 bool is_block_format(tsr_dtype dtype) { return kit::dtype_traits(dtype).quantized; }
+
+const char* quant_prefill_path() {
+  switch (prefill_path()) {
+    case PrefillPath::kAmx: return "amx";
+    case PrefillPath::kVnni: return "vnni";
+    case PrefillPath::kRows: return "rows";
+    default: return "portable";
+  }
+}
 
 void matmul_quant(ThreadPool& pool, const MatmulArgs& a) {
 #if TESSERA_CPU_AVX2

@@ -5,9 +5,10 @@
 //  - Decode (up to four rows of x): eight weight rows at a time, straight from the weight
 //    bytes, each thread streaming one contiguous share of the rows.
 //  - Prefill (more rows of x), where the build has AVX-512 VNNI: sixteen weight rows are
-//    unpacked into a panel once and met by every row of x (quant_panel.h); the results
-//    equal the decode kernel's bit for bit. TESSERA_CPU_MATMUL=rows keeps prefill on the
-//    decode kernel, to compare the two.
+//    unpacked into a panel once and met by every row of x (quant_panel.h), sixteen rows
+//    of x per tile product where the processor has AMX int8 (quant_amx.h); the results
+//    equal the decode kernel's bit for bit. TESSERA_CPU_MATMUL=rows|vnni keeps prefill on
+//    the decode kernel or off the AMX tiles, to compare and test each path.
 // Portable builds fall back to the reference dequantisation and f32 dots.
 #pragma once
 
@@ -20,6 +21,9 @@ namespace tessera::cpu {
 
 // Whether matmul_quant handles w's dtype (every block format).
 bool is_block_format(tsr_dtype dtype);
+
+// The prefill path in use: "amx", "vnni", "rows" or "portable".
+const char* quant_prefill_path();
 
 // out = x w^T for a block-format w and any number of rows of x.
 void matmul_quant(ThreadPool& pool, const MatmulArgs& a);

@@ -102,10 +102,12 @@ inline void pack_chunk(uint8_t* levels_out, int c, int rows, Levels&& levels) {
 }
 
 // Rows [0, rows) of the weight at w (row_bytes apart), `blocks` blocks each, into panel.
-template <class F>
+// Biased: levels made unsigned for vpdpbusd; otherwise kept as the format has them (the
+// AMX tiles multiply signed bytes too).
+template <class F, bool Biased = true>
 void pack(const uint8_t* w, int64_t row_bytes, int rows, int64_t blocks, uint8_t* panel) {
   using L = Layout<F>;
-  const __m256i b8 = _mm256_set1_epi8(static_cast<char>(bias<F>()));
+  const __m256i b8 = _mm256_set1_epi8(static_cast<char>(Biased ? bias<F>() : 0));
   for (int64_t b = 0; b < blocks; ++b) {
     uint8_t* p = panel + b * L::kBytes;
     const auto blk = [&](int r) { return w + r * row_bytes + b * F::kBytes; };

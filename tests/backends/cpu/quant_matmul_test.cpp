@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,11 @@
 #include <tessera/kit/dtype_traits.h>
 #include <tessera/kit/tensor_info.h>
 
+#include "backends/cpu/amx_support.h"
+#include "backends/cpu/device.h"
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/matmul.h"
+#include "backends/cpu/ops/matmul_quant.h"
 #include "host_tensor.h"
 
 namespace tessera::cpu::test {
@@ -119,14 +123,16 @@ TEST_P(QuantMatmul, MatchesTheReferenceWithinTheActivationRounding) {
 INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantMatmul, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return case_name(info.param); });
 
-// Prefill (many rows of x, the panel kernel where the build has AVX-512 VNNI) and decode
-// (one row of x, the eight-row kernel) form the same integer sums and the same float
-// operations per block, so each row of a prefill equals that row decoded alone, bit for bit.
+// Prefill (many rows of x: the AMX tiles, the VNNI panel or the eight-row kernel, as
+// TESSERA_CPU_MATMUL and the machine choose) and decode (one row of x, the eight-row
+// kernel) form the same integer sums and the same float operations per block, so each row
+// of a prefill equals that row decoded alone, bit for bit.
 class QuantPrefillRows : public ::testing::TestWithParam<tsr_dtype> {};
 
 TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
   const tsr_dtype dtype = GetParam();
-  const int64_t n = 9, m = 48, k = 3 * kit::dtype_traits(dtype).block_elems;
+  // 21 rows of x: one whole AMX tile of sixteen and a tail of five.
+  const int64_t n = 21, m = 48, k = 3 * kit::dtype_traits(dtype).block_elems;
   const std::vector<float> xv = random_values(static_cast<size_t>(n * k), 31, -3.0f, 2.0f);
   const HostTensor w = HostTensor::from_f32(dtype, {m, k}, random_values(static_cast<size_t>(m * k), 32));
   CpuDevice device(2);
@@ -147,6 +153,28 @@ TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
 
 INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantPrefillRows, ::testing::ValuesIn(kFormats),
                          [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
+
+// The prefill path in use is the one TESSERA_CPU_MATMUL asks for, or by default the best
+// this build and processor have.
+TEST(QuantPrefillPath, IsTheRequestedOrTheBestPresent) {
+  const char* env = std::getenv("TESSERA_CPU_MATMUL");
+  const std::string isa = compiled_isa();
+  const bool vnni = isa.find(" AVX512F") != std::string::npos && isa.find(" VNNI") != std::string::npos;
+  std::string want;
+  if (env != nullptr && std::string(env) == "rows") {
+    if (isa.find(" AVX2") == std::string::npos) GTEST_SKIP() << "this build has no AVX2 (" << isa << ")";
+    want = "rows";
+  } else if (!vnni) {
+    GTEST_SKIP() << "this build has no AVX-512 VNNI (" << isa << "); prefill runs on " << quant_prefill_path();
+  } else if (env != nullptr && std::string(env) == "vnni") {
+    want = "vnni";
+  } else if (isa.find(" AMX") != std::string::npos) {
+    want = "amx";
+  } else {
+    GTEST_SKIP() << "AMX not in use (" << amx_status() << "); prefill runs on " << quant_prefill_path();
+  }
+  EXPECT_EQ(quant_prefill_path(), want);
+}
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
 
