@@ -52,9 +52,17 @@ std::string find_by_alias(const fs::path& dir, const std::string& arch) {
 
 // The tokenizer the weights carry; null (with `problem` saying why, when known) for a
 // Hugging Face folder without a tokenizer.json Tessera reads (byte-level or
-// SentencePiece-style BPE), or a GGUF converted from one without a tokenizer: those run
-// from token ids only.
+// SentencePiece-style BPE), a GGUF converted from one without a tokenizer, or a GGUF with
+// no tokenizer.* metadata at all: those run from token ids only.
 std::unique_ptr<Tokenizer> tokenizer_of(const WeightFile& weights, std::string* problem) {
+  if (weights.format() == "gguf" && !weights.find_meta("tokenizer.ggml.model") &&
+      !weights.find_meta("tokenizer.ggml.tokens")) {
+    *problem = weights.path() +
+               ": the file has no tokenizer (no tokenizer.ggml.* metadata); it runs from token ids only "
+               "(through the library); for text, copy one in with "
+               "`tessera convert FILE --tokenizer-from GGUF -o OUT`";
+    return nullptr;
+  }
   const bool from_hf = weights.format() == "hf" || weights.find_meta(std::string(kHfLayoutKey));
   if (!from_hf || weights.find_meta("tokenizer.ggml.tokens")) return make_tokenizer(weights);
   const fs::path json = fs::path(weights.path()) / "tokenizer.json";

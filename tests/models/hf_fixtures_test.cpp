@@ -139,7 +139,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"gemma2", "gemma2.tsr"}, Case{"gemma3", "gemma3.tsr"}, Case{"mpt", "mpt.tsr"},
                       Case{"bloom", "bloom.tsr"}, Case{"stablelm", "stablelm.tsr"}, Case{"stablelm-nobias", "stablelm.tsr"},
                       Case{"gpt_neox", "gptneox.tsr"}, Case{"phi3", "phi3.tsr"},
-                      Case{"olmo2", "olmo2.tsr"}, Case{"starcoder2", "starcoder2.tsr"}, Case{"granite", "granite.tsr"}),
+                      Case{"olmo2", "olmo2.tsr"}, Case{"starcoder2", "starcoder2.tsr"}, Case{"granite", "granite.tsr"},
+                      Case{"olmo", "olmo.tsr"}, Case{"smollm3", "smollm3.tsr"}, Case{"smollm3-nope4", "smollm3.tsr"},
+                      Case{"cohere", "command_r.tsr"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.fixture;
       std::replace(name.begin(), name.end(), '-', '_');
