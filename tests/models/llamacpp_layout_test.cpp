@@ -123,8 +123,9 @@ TEST(TokenizerlessGguf, LoadsAndRefusesTextWithTheReason) {
 // file: llama.cpp attends to every position), gemma2 (no query_pre_attn_scalar: llama.cpp
 // assumes head_dim, the fixture has 24; tests/dsl/gemma2_definition_test.cpp), phi2 (the
 // converter writes feed_forward_length 4 * d_model, wrong for the fixture's 64; llama.cpp
-// refuses the file too). Not convertible by it: gpt2, gpt_neox (transformers 5 configs),
-// mpt (no converter), gemma3 (needs a tokenizer.json), smollm3 (interval 2; see nope4).
+// refuses the file too). Not convertible by it: gpt2, gpt_neox, cohere2 (it reads
+// transformers 4 config keys), mpt and gptj (no converter), gemma3 (needs a
+// tokenizer.json), smollm3 (interval 2; see nope4).
 INSTANTIATE_TEST_SUITE_P(
     Library, LlamaCppLayoutTest,
     ::testing::Values(LayoutCase{"llama", "llama.tsr"}, LayoutCase{"llama-rope-linear", "llama.tsr"},
@@ -134,7 +135,9 @@ INSTANTIATE_TEST_SUITE_P(
                       LayoutCase{"bloom", "bloom.tsr"}, LayoutCase{"stablelm", "stablelm.tsr"},
                       LayoutCase{"stablelm-nobias", "stablelm.tsr"}, LayoutCase{"olmo", "olmo.tsr"},
                       LayoutCase{"olmo2", "olmo2.tsr"}, LayoutCase{"granite", "granite.tsr"},
-                      LayoutCase{"smollm3-nope4", "smollm3.tsr"}, LayoutCase{"cohere", "command_r.tsr"}),
+                      LayoutCase{"smollm3-nope4", "smollm3.tsr"}, LayoutCase{"cohere", "command_r.tsr"},
+                      LayoutCase{"nemotron", "nemotron.tsr"}, LayoutCase{"falcon", "falcon.tsr"},
+                      LayoutCase{"falcon-40b", "falcon.tsr"}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) {
       std::string name = info.param.fixture;
       std::replace(name.begin(), name.end(), '-', '_');
