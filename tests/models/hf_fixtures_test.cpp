@@ -142,7 +142,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"olmo2", "olmo2.tsr"}, Case{"starcoder2", "starcoder2.tsr"}, Case{"granite", "granite.tsr"},
                       Case{"olmo", "olmo.tsr"}, Case{"smollm3", "smollm3.tsr"}, Case{"smollm3-nope4", "smollm3.tsr"},
                       Case{"cohere", "command_r.tsr"}, Case{"cohere2", "cohere2.tsr"}, Case{"gptj", "gptj.tsr"},
-                      Case{"nemotron", "nemotron.tsr"}, Case{"falcon", "falcon.tsr"}, Case{"falcon-40b", "falcon.tsr"}),
+                      Case{"nemotron", "nemotron.tsr"}, Case{"falcon", "falcon.tsr"}, Case{"falcon-40b", "falcon.tsr"},
+                      Case{"gpt_bigcode", "starcoder.tsr"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.fixture;
       std::replace(name.begin(), name.end(), '-', '_');

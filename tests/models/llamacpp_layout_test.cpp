@@ -137,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
                       LayoutCase{"olmo2", "olmo2.tsr"}, LayoutCase{"granite", "granite.tsr"},
                       LayoutCase{"smollm3-nope4", "smollm3.tsr"}, LayoutCase{"cohere", "command_r.tsr"},
                       LayoutCase{"nemotron", "nemotron.tsr"}, LayoutCase{"falcon", "falcon.tsr"},
-                      LayoutCase{"falcon-40b", "falcon.tsr"}),
+                      LayoutCase{"falcon-40b", "falcon.tsr"}, LayoutCase{"gpt_bigcode", "starcoder.tsr"}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) {
       std::string name = info.param.fixture;
       std::replace(name.begin(), name.end(), '-', '_');
