@@ -2,6 +2,7 @@
 // logits transformers computed for a few token sequences (see tools/fixtures/).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -23,6 +24,12 @@ struct HfFixture {
   std::string model_class;  // "LlamaForCausalLM"
   std::vector<HfSequence> sequences;
 };
+
+// A fixture's name as a gtest parameter name ('-' is not allowed there).
+inline std::string fixture_test_name(std::string fixture) {
+  std::replace(fixture.begin(), fixture.end(), '-', '_');
+  return fixture;
+}
 
 inline std::string hf_fixture_folder(const std::string& name) {
   return source_path("tests/fixtures/hf/" + name);

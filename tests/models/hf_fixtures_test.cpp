@@ -144,11 +144,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"cohere", "command_r.tsr"}, Case{"cohere2", "cohere2.tsr"}, Case{"gptj", "gptj.tsr"},
                       Case{"nemotron", "nemotron.tsr"}, Case{"falcon", "falcon.tsr"}, Case{"falcon-40b", "falcon.tsr"},
                       Case{"gpt_bigcode", "starcoder.tsr"}),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      std::string name = info.param.fixture;
-      std::replace(name.begin(), name.end(), '-', '_');
-      return name;
-    });
+    [](const ::testing::TestParamInfo<Case>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace
 }  // namespace tessera::test

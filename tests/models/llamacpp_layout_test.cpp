@@ -138,11 +138,7 @@ INSTANTIATE_TEST_SUITE_P(
                       LayoutCase{"smollm3-nope4", "smollm3.tsr"}, LayoutCase{"cohere", "command_r.tsr"},
                       LayoutCase{"nemotron", "nemotron.tsr"}, LayoutCase{"falcon", "falcon.tsr"},
                       LayoutCase{"falcon-40b", "falcon.tsr"}, LayoutCase{"gpt_bigcode", "starcoder.tsr"}),
-    [](const ::testing::TestParamInfo<LayoutCase>& info) {
-      std::string name = info.param.fixture;
-      std::replace(name.begin(), name.end(), '-', '_');
-      return name;
-    });
+    [](const ::testing::TestParamInfo<LayoutCase>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace
 }  // namespace tessera::test
