@@ -30,6 +30,9 @@ constexpr float kTransformersTolerance = 2e-3f;
 struct LayoutCase {
   const char* fixture;     // tests/fixtures/hf/<fixture> and tests/fixtures/llamacpp-layout/<fixture>.gguf
   const char* definition;  // the models/ file the GGUF's general.architecture must choose
+  // A hyper-parameter given with --set, for what the file states in a form the definition
+  // does not read (EXAONE 4's per-layer window pattern, an array): "name=value", or "".
+  const char* set = "";
 };
 
 class LlamaCppLayoutTest : public ::testing::TestWithParam<LayoutCase> {
@@ -44,6 +47,9 @@ class LlamaCppLayoutTest : public ::testing::TestWithParam<LayoutCase> {
     dsl::ModelSpec spec;
     spec.weights_path = source_path(std::string("tests/fixtures/llamacpp-layout/") + GetParam().fixture + ".gguf");
     spec.model_dirs = {source_path("models")};
+    if (const std::string set = GetParam().set; !set.empty()) {
+      spec.overrides[set.substr(0, set.find('='))] = set.substr(set.find('=') + 1);
+    }
     return dsl::load_model(spec);
   }
 
@@ -137,7 +143,8 @@ INSTANTIATE_TEST_SUITE_P(
                       LayoutCase{"olmo2", "olmo2.tsr"}, LayoutCase{"granite", "granite.tsr"},
                       LayoutCase{"smollm3-nope4", "smollm3.tsr"}, LayoutCase{"cohere", "command_r.tsr"},
                       LayoutCase{"nemotron", "nemotron.tsr"}, LayoutCase{"falcon", "falcon.tsr"},
-                      LayoutCase{"falcon-40b", "falcon.tsr"}, LayoutCase{"gpt_bigcode", "starcoder.tsr"}),
+                      LayoutCase{"falcon-40b", "falcon.tsr"}, LayoutCase{"gpt_bigcode", "starcoder.tsr"},
+                      LayoutCase{"exaone4", "exaone4.tsr", "swa_pattern=2"}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace
