@@ -138,8 +138,8 @@ int ForwardCompiler::weight_value(const Expr& e, bool may_be_absent) {
   if (w.absent) {
     if (may_be_absent) return -1;
     fail_at(model_.source, e.loc,
-            "weight '" + e.text + "' ('" + w.file_name + "') is not in the weights file; `else none` lets it be " +
-                "absent only where an optional argument takes it, such as the bias of linear");
+            "weight '" + e.text + "' ('" + w.file_name + "') is not in the weights file " + options_.weights->path() +
+                "; `else none` lets it be absent only where an optional argument takes it, such as the bias of linear");
   }
   GraphTensor t;
   t.name = w.graph_name;

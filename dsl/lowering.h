@@ -118,6 +118,10 @@ int lower_clamp(GraphBuilder& b, const OpCall& call);
 int lower_scale(GraphBuilder& b, const OpCall& call);
 int lower_slice(GraphBuilder& b, const OpCall& call);
 int lower_outputs(GraphBuilder& b, const OpCall& call);
+// The mixture-of-experts ops (moe_lowering.cpp).
+int lower_moe_route(GraphBuilder& b, const OpCall& call);
+int lower_moe_linear(GraphBuilder& b, const OpCall& call);
+int lower_moe_combine(GraphBuilder& b, const OpCall& call);
 
 // Tensor operators: a + b (ADD), a - b (SUB), a * b (MUL): same shapes, or a row [C]
 // broadcast over a [N, C] (either order). `e` is the Binary expression.

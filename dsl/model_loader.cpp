@@ -42,7 +42,9 @@ std::string find_by_alias(const fs::path& dir, const std::string& arch) {
   for (const fs::path& f : files) {
     try {
       const auto def = parse_model_file(f.string());
-      if (std::find(def->aliases.begin(), def->aliases.end(), arch) != def->aliases.end()) return f.string();
+      if (def->name == arch || std::find(def->aliases.begin(), def->aliases.end(), arch) != def->aliases.end()) {
+        return f.string();
+      }
     } catch (const std::exception&) {
       continue;
     }

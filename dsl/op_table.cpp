@@ -124,6 +124,18 @@ const std::vector<OpSpec>& op_table() {
        {defaulted("groups", T::Int, 1, "repeat over this many column groups (fused per-head q/k/v)"),
         computed("stride", T::Int, "columns between group starts; default: count")},
        lower_slice, "columns start .. start + count of x (of each group): [rows, groups * count]"},
+      {"moe_route", {tensor("logits")},
+       {required("k", T::Int, "experts chosen per token"),
+        choice("gating", {"softmax", "sigmoid"}, "scores to weights: softmax over the experts, or sigmoid each"),
+        defaulted("normalize", T::Int, 0, "1: divide the k chosen weights by their sum"),
+        defaulted("scale", T::Float, 1.0, "multiplies the weights last")},
+       lower_moe_route,
+       "a router's scores [Tokens, E] to the k best experts per token and their weights: a route [Tokens, 2k]"},
+      {"moe_linear", {tensor("x"), tensor("experts"), tensor("route")}, {}, lower_moe_linear,
+       "x [Tokens, K] (or one part per chosen expert, [Tokens, k * K]) times each chosen expert of "
+       "experts [E, M, K]: [Tokens, k * M]; reads only the chosen experts"},
+      {"moe_combine", {tensor("y"), tensor("route")}, {}, lower_moe_combine,
+       "the chosen experts' outputs y [Tokens, k * C] summed with the route's weights: [Tokens, C]"},
       {"outputs", {tensor("x")}, {}, lower_outputs,
        "the rows of x [Tokens, d] whose logits are wanted: [Outputs, d]"},
   };

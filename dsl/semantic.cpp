@@ -206,9 +206,16 @@ class ModelChecker {
     variables_ = std::move(saved);
   }
 
+  // Whether `loc` is in the definition's own file, not in one it reuses (`use`): a
+  // variant may leave some of a base's blocks and weights unused, having replaced
+  // their callers (the experts of a family with dense and MoE models).
+  bool in_own_file(const SourceLocation& loc) const {
+    return model_.source.parts.empty() || loc.offset < model_.source.parts.front().begin;
+  }
+
   void check_unused_blocks() const {
     for (const BlockDef& b : model_.blocks) {
-      if (!exprs_.is_called(b)) fail(b.loc, "block " + quoted(b.name) + " is defined but never used");
+      if (in_own_file(b.loc) && !exprs_.is_called(b)) fail(b.loc, "block " + quoted(b.name) + " is defined but never used");
     }
   }
 
@@ -276,7 +283,7 @@ class ModelChecker {
       }
     }
     for (const WeightDecl& w : model_.weights) {
-      if (!used_weights_.count(w.name)) {
+      if (in_own_file(w.loc) && !used_weights_.count(w.name)) {
         fail(w.loc, "weight " + quoted(w.name) + " is declared but never used");
       }
     }

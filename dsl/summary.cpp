@@ -32,6 +32,10 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64
     if (n.op == OpKind::MatMul) {
       const Shape& w = g.tensor(n.inputs[1]).shape;  // [M, K]
       s.matmul_flops_per_token += 2 * w[0] * w[1];
+    } else if (n.op == OpKind::MoeMatMul) {
+      const Shape& w = g.tensor(n.inputs[1]).shape;  // [E, M, K]: k of the E per token
+      const int64_t k = g.tensor(n.inputs[2]).shape[1] / 2;
+      s.matmul_flops_per_token += 2 * k * w[1] * w[2];
     } else if (n.op == OpKind::Attention) {
       const auto& p = std::get<AttentionParams>(n.params);
       // q.k and the weighted sum of v, each a multiply-add per key and head dim.

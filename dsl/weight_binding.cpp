@@ -105,11 +105,13 @@ class Binder {
     return require_integer(eval_scalar(e, scope_, model_.source), e, model_.source, what);
   }
 
-  Shape declared_shape(const WeightDecl& w) const {
+  // `absent`: an optional weight the model goes without, whose dimensions may be 0
+  // (the experts of a dense checkpoint of a family that also has MoE ones).
+  Shape declared_shape(const WeightDecl& w, bool absent = false) const {
     Shape shape;
     for (const ExprPtr& d : w.dims) {
       const int64_t n = integer(*d, "a dimension of '" + w.name + "'");
-      if (n <= 0) {
+      if (n < 0 || (n == 0 && !absent)) {
         fail_at(model_.source, d->loc,
                 "a dimension of '" + w.name + "' must be positive, but '" +
                     std::string(model_.source.slice(d->begin, d->end)) + "' is " + std::to_string(n));
@@ -138,8 +140,16 @@ class Binder {
     if (optional && (!options_.weights || (hf && w.hf_name.empty()))) {
       b.absent = true;
       b.gguf_name = scope_.expand(w.file_name);
+      b.hf_name = w.hf_name.empty() ? "" : scope_.expand(w.hf_name);
       b.file_name = b.gguf_name;
-      b.shape = declared_shape(w);
+      b.shape = declared_shape(w, true);
+      // Without a file the forward section may still use it (tessera init writes it):
+      // its rows must then hold whole blocks as any other's.
+      if (!options_.weights && b.shape.size() >= 2) {
+        b.dtype = options_.weight_dtype;
+        check_blocks(w, b);
+        b.dtype = DType::F32;
+      }
       bound_[{w.name, layer}] = std::move(b);
       return;
     }
@@ -152,11 +162,12 @@ class Binder {
     b.hf_name = w.hf_name.empty() ? "" : scope_.expand(w.hf_name);
     b.file_name = hf ? b.hf_name : b.gguf_name;
     b.transposed = hf && w.hf_transposed;
-    b.shape = declared_shape(w);
+    b.shape = declared_shape(w, optional);
     if (!options_.weights) {
       b.dtype = b.file_dtype = b.shape.size() >= 2 ? options_.weight_dtype : DType::F32;
       check_blocks(w, b);
     } else if (const auto it = file_tensors_.find(b.file_name); it != file_tensors_.end()) {
+      if (optional) b.shape = declared_shape(w);  // present: every dimension positive
       Shape stored = b.shape;
       if (b.transposed) std::reverse(stored.begin(), stored.end());
       if (it->second->shape != stored) {

@@ -11,6 +11,7 @@
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/kv_write.h"
 #include "backends/cpu/ops/matmul.h"
+#include "backends/cpu/ops/moe.h"
 #include "backends/cpu/ops/norm.h"
 #include "backends/cpu/ops/rope.h"
 #include "backends/cpu/ops/slice.h"
@@ -89,6 +90,23 @@ constexpr std::array kSpecs = {
     reference_only<TSR_OP_SUB, sub_ref>(TSR_DTYPE_F32, "cpu.sub.f32"),
     reference_only<TSR_OP_AFFINE, affine_ref>(TSR_DTYPE_F32, "cpu.affine.f32"),
     reference_only<TSR_OP_CLAMP, clamp_ref>(TSR_DTYPE_F32, "cpu.clamp.f32"),
+    reference_only<TSR_OP_MOE_ROUTE, moe_route_ref>(TSR_DTYPE_F32, "cpu.moe_route.f32"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_F32, "cpu.moe_matmul.f32"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_F16, "cpu.moe_matmul.f16"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_BF16, "cpu.moe_matmul.bf16"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q8_0, "cpu.moe_matmul.q8_0"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q4_0, "cpu.moe_matmul.q4_0"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q4_1, "cpu.moe_matmul.q4_1"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q5_0, "cpu.moe_matmul.q5_0"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q5_1, "cpu.moe_matmul.q5_1"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q2_K, "cpu.moe_matmul.q2_k"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q3_K, "cpu.moe_matmul.q3_k"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q4_K, "cpu.moe_matmul.q4_k"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q5_K, "cpu.moe_matmul.q5_k"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_Q6_K, "cpu.moe_matmul.q6_k"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_IQ4_NL, "cpu.moe_matmul.iq4_nl"),
+    optimised<TSR_OP_MOE_MATMUL, moe_matmul_ref, moe_matmul_fast>(TSR_DTYPE_IQ4_XS, "cpu.moe_matmul.iq4_xs"),
+    reference_only<TSR_OP_MOE_COMBINE, moe_combine_ref>(TSR_DTYPE_F32, "cpu.moe_combine.f32"),
 };
 
 constexpr auto make_descs() {

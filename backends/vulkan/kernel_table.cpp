@@ -22,8 +22,8 @@ constexpr tsr_kernel_desc kernel(tsr_dtype dtype, const char* name) {
   return {Op, dtype, 0, name, &entry<Op, Body>};
 }
 
-// The same (op, dtype) pairs as the CPU plugin registers; GET_ROWS and MATMUL take every
-// block format (dequant.glsl decodes them in the shaders).
+// The same (op, dtype) pairs as the CPU plugin registers; GET_ROWS, MATMUL and MOE_MATMUL
+// take every block format (dequant.glsl decodes them in the shaders).
 constexpr std::array kKernels = {
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_F32, "vulkan.get_rows.f32"),
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_F16, "vulkan.get_rows.f16"),
@@ -78,6 +78,23 @@ constexpr std::array kKernels = {
     kernel<TSR_OP_SUB, sub>(TSR_DTYPE_F32, "vulkan.sub.f32"),
     kernel<TSR_OP_AFFINE, affine>(TSR_DTYPE_F32, "vulkan.affine.f32"),
     kernel<TSR_OP_CLAMP, clamp>(TSR_DTYPE_F32, "vulkan.clamp.f32"),
+    kernel<TSR_OP_MOE_ROUTE, moe_route>(TSR_DTYPE_F32, "vulkan.moe_route.f32"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_F32, "vulkan.moe_matmul.f32"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_F16, "vulkan.moe_matmul.f16"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_BF16, "vulkan.moe_matmul.bf16"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q8_0, "vulkan.moe_matmul.q8_0"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q4_0, "vulkan.moe_matmul.q4_0"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q4_1, "vulkan.moe_matmul.q4_1"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q5_0, "vulkan.moe_matmul.q5_0"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q5_1, "vulkan.moe_matmul.q5_1"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q2_K, "vulkan.moe_matmul.q2_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q3_K, "vulkan.moe_matmul.q3_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q4_K, "vulkan.moe_matmul.q4_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q5_K, "vulkan.moe_matmul.q5_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q6_K, "vulkan.moe_matmul.q6_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_IQ4_NL, "vulkan.moe_matmul.iq4_nl"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_IQ4_XS, "vulkan.moe_matmul.iq4_xs"),
+    kernel<TSR_OP_MOE_COMBINE, moe_combine>(TSR_DTYPE_F32, "vulkan.moe_combine.f32"),
 };
 
 }  // namespace

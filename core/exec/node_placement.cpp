@@ -11,6 +11,7 @@ DType key_dtype(const Graph& g, const GraphNode& n) {
   switch (n.op) {
     case OpKind::MatMul:
     case OpKind::Attention:
+    case OpKind::MoeMatMul:
       return g.tensor(n.inputs.at(1)).dtype;
     case OpKind::KvWrite:
       return g.tensor(n.output).dtype;

@@ -10,6 +10,7 @@ OpTolerance op_tolerance(OpKind op, DType key) {
     case OpKind::GetRows:
       return {1e-6, 1e-7};
     case OpKind::MatMul:
+    case OpKind::MoeMatMul:
     case OpKind::Custom:  // a declared op keyed by a quantised weight may dot it as a matmul does
       return dtype_block_elems(key) > 1 ? OpTolerance{1e-1, 1e-5} : OpTolerance{1e-3, 1e-6};
     case OpKind::KvWrite:

@@ -9,6 +9,7 @@ constexpr std::array<std::string_view, kOpKindCount> kOpNames = {
     "get_rows", "rms_norm", "layer_norm", "matmul", "add",   "mul",       "silu",
     "gelu",     "swiglu",   "rope",       "kv_write", "attention", "scale",     "gelu_tanh",
     "relu",     "relu_sqr", "softcap",    "slice",    "custom",   "sub",       "affine",    "clamp",
+    "moe_route", "moe_matmul", "moe_combine",
 };
 static_assert(kOpNames.size() == TSR_OP_COUNT, "every op needs a name");
 

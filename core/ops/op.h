@@ -37,6 +37,9 @@ enum class OpKind : int32_t {
   Sub = TSR_OP_SUB,
   Affine = TSR_OP_AFFINE,
   Clamp = TSR_OP_CLAMP,
+  MoeRoute = TSR_OP_MOE_ROUTE,
+  MoeMatMul = TSR_OP_MOE_MATMUL,
+  MoeCombine = TSR_OP_MOE_COMBINE,
 };
 inline constexpr int kOpKindCount = TSR_OP_COUNT;
 
@@ -48,6 +51,7 @@ using ScaleParams = tsr_scale_params;
 using SliceParams = tsr_slice_params;
 using AffineParams = tsr_affine_params;
 using ClampParams = tsr_clamp_params;
+using MoeRouteParams = tsr_moe_route_params;
 
 // The attributes of a node of OpKind::Custom: the declared op it calls and its
 // attribute values in declaration order (defaults filled in).
@@ -60,7 +64,7 @@ struct CustomOpParams {
 // The attributes of one node; std::monostate for ops without attributes.
 using OpParams =
     std::variant<std::monostate, NormParams, RopeParams, KvWriteParams, AttentionParams, ScaleParams,
-                 SliceParams, CustomOpParams, AffineParams, ClampParams>;
+                 SliceParams, CustomOpParams, AffineParams, ClampParams, MoeRouteParams>;
 
 // Which op a kernel runs: a built-in one, or (op Custom) the declared op `custom`.
 // Converts from OpKind for the built-in ones.

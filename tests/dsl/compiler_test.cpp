@@ -261,13 +261,31 @@ TEST(CompileLlama, RefusesAFileTensorOfAnotherShape) {
 
 TEST(CompileLlama, RefusesAFileWithoutADeclaredTensor) {
   FakeWeightFile file = stories260k_fake();
+  file.remove_tensor("blk.2.attn_v.weight");
+  try {
+    compile_llama(file);
+    FAIL() << "accepted a file without blk.2.attn_v.weight";
+  } catch (const dsl::DslError& e) {
+    EXPECT_EQ(e.message(),
+              "weight 'blk.2.attn_v.weight' is not in the weights file stories260K.gguf; did you mean "
+              "'blk.2.attn_q.weight'?");
+    EXPECT_EQ(e.line(), llama_line_containing("\"blk.{i}.attn_v.weight\""));
+  }
+}
+
+// The dense feed-forward is optional (a file with experts has none) but a file without
+// experts needs it: refused where the dense branch reads it.
+TEST(CompileLlama, RefusesADenseFileWithoutAFeedForwardTensor) {
+  FakeWeightFile file = stories260k_fake();
   file.remove_tensor("blk.2.ffn_up.weight");
   try {
     compile_llama(file);
     FAIL() << "accepted a file without blk.2.ffn_up.weight";
   } catch (const dsl::DslError& e) {
-    EXPECT_EQ(e.message(), "weight 'blk.2.ffn_up.weight' is not in the weights file stories260K.gguf");
-    EXPECT_EQ(e.line(), llama_line_containing("\"blk.{i}.ffn_up.weight\""));
+    EXPECT_EQ(e.message(), "weight 'w_up' ('blk.2.ffn_up.weight') is not in the weights file stories260K.gguf; "
+                           "`else none` lets it be absent only where an optional argument takes it, such as the "
+                           "bias of linear");
+    EXPECT_EQ(e.line(), llama_line_containing("return if(n_experts > 0, experts(h, i)"));
   }
 }
 

@@ -147,9 +147,9 @@ INSTANTIATE_TEST_SUITE_P(Dsl, Accept, ::testing::ValuesIn(kAccepted),
 TEST(ParseModelFile, ReadsTheLlamaDefinition) {
   const auto model = parse_model_file(test::source_path("models/llama.tsr"));
   EXPECT_EQ(model->name, "llama");
-  EXPECT_EQ(model->hparams.size(), 16u);
+  EXPECT_EQ(model->hparams.size(), 20u);
   EXPECT_EQ(model->aliases, (std::vector<std::string>{"mistral"}));
-  EXPECT_EQ(model->weights.size(), 13u);
+  EXPECT_EQ(model->weights.size(), 17u);
   EXPECT_EQ(model->layer_groups.size(), 1u);
 }
 

@@ -76,7 +76,7 @@ TEST(OptionalWeight, AbsentAsARequiredOperandIsRefused) {
   model.replace(model.find(call), call.size(), "linear(embed(emb), w) + b");
   const FakeWeightFile f = file(false);
   EXPECT_EQ(diagnostic(model, &f),
-            "test.tsr:8:59: error: weight 'b' ('b') is not in the weights file; `else none` lets it be absent "
+            "test.tsr:8:59: error: weight 'b' ('b') is not in the weights file tiny.gguf; `else none` lets it be absent "
             "only where an optional argument takes it, such as the bias of linear\n"
             "forward { logits = linear(outputs(linear(embed(emb), w) + b), emb) }\n"
             "                                                          ^\n");

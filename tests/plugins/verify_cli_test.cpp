@@ -24,12 +24,12 @@ CommandResult generate(const std::string& flags) {
   return run_command(tessera("generate -m " + gguf() + " -p 'Once upon a time' -n 8 --temp 0 " + flags));
 }
 
-// The line of models/llama.tsr whose statement calls swiglu.
+// The line of models/llama.tsr whose statement calls the dense feed-forward's swiglu.
 int swiglu_line() {
   std::ifstream in(source_path("models/llama.tsr"));
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    if (line.find("swiglu(") != std::string::npos && line.find('#') != 0) return n;
+    if (line.find("swiglu(linear(h, w_gate[i])") != std::string::npos && line.find('#') != 0) return n;
   }
   return -1;
 }

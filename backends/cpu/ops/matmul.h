@@ -26,5 +26,8 @@ void matmul_ref(CpuDevice& device, const tsr_op_call& call);
 // (decode) and a panel path for many (prefill) that converts each group of weight rows to
 // f32 once and reuses it across all rows of x; the block formats go to matmul_quant.
 void matmul_fast(CpuDevice& device, const tsr_op_call& call);
+// matmul_fast's work on arguments already checked (views into other kernels' data:
+// one expert of a MOE_MATMUL).
+void matmul_checked(CpuDevice& device, const MatmulArgs& a);
 
 }  // namespace tessera::cpu

@@ -202,8 +202,9 @@ void matmul_prefill(ThreadPool& pool, const MatmulArgs& a) {
 
 }  // namespace
 
-void matmul_fast(CpuDevice& device, const tsr_op_call& call) {
-  const MatmulArgs a = check_matmul(call);
+void matmul_fast(CpuDevice& device, const tsr_op_call& call) { matmul_checked(device, check_matmul(call)); }
+
+void matmul_checked(CpuDevice& device, const MatmulArgs& a) {
   if (a.n == 0 || a.m == 0) return;
   if (is_block_format(a.w.dtype)) {
     matmul_quant(device.pool(), a);

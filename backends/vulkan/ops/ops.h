@@ -30,5 +30,8 @@ void slice(VulkanDevice& device, const tsr_op_call& call);       // slice.comp
 void rope(VulkanDevice& device, const tsr_op_call& call);        // rope.comp
 void kv_write(VulkanDevice& device, const tsr_op_call& call);    // kv_write.comp
 void attention(VulkanDevice& device, const tsr_op_call& call);   // attention.comp
+void moe_route(VulkanDevice& device, const tsr_op_call& call);   // moe_route.comp
+void moe_matmul(VulkanDevice& device, const tsr_op_call& call);  // moe_matmul.comp
+void moe_combine(VulkanDevice& device, const tsr_op_call& call); // moe_combine.comp
 
 }  // namespace tessera::vulkan

@@ -42,9 +42,10 @@ extern "C" {
    their codes) is a compatible change and keeps the version: a plugin built before
    them registers no kernel for them, and the host runs those nodes where a kernel is
    (the CPU's), as for any op a backend lacks; a host built before them refuses a
-   plugin that registers one ("op N is not a known op"). SUB, AFFINE and CLAMP were
-   appended so. LAYER_NORM's weight became optional the same way: only a model that
-   leaves it out sends such a call, which a kernel built before refuses with its message. */
+   plugin that registers one ("op N is not a known op"). SUB, AFFINE and CLAMP, then
+   MOE_ROUTE, MOE_MATMUL and MOE_COMBINE were appended so. LAYER_NORM's weight became
+   optional the same way: only a model that leaves it out sends such a call, which a
+   kernel built before refuses with its message. */
 #define TSR_ABI_VERSION 4u
 
 /* Name of the symbol every plugin exports. */
@@ -183,6 +184,26 @@ typedef enum tsr_op {
   /* in: [0] x. out = min(max(x, lo), hi); a NaN x stays NaN. params tsr_clamp_params
      (lo <= hi; either may be infinite, neither NaN). */
   TSR_OP_CLAMP = 21,
+  /* Mixture of experts, three ops: a router's scores choose k of E experts per token
+     (MOE_ROUTE), the chosen experts' matrices multiply that token's rows (MOE_MATMUL,
+     reading only those experts), and their outputs are summed with the route's weights
+     (MOE_COMBINE). A route [T, 2k] F32 holds, per token, the chosen experts' indices in
+     columns 0..k-1 (whole numbers 0..E-1, as floats), highest score first, ties to the
+     lower index; and their weights in columns k..2k-1.
+     MOE_ROUTE: in: [0] logits [T, E] F32. out: the route [T, 2k]. params
+     tsr_moe_route_params. p = softmax of the row (or sigmoid of each logit); the k
+     largest p are chosen; weight = p, divided by the sum of the k chosen p when
+     normalize is set, then times scale. */
+  TSR_OP_MOE_ROUTE = 22,
+  /* in: [0] x [T, K] or [T, k * K] F32, [1] experts [E, M, K] (key: any dtype but I32),
+     [2] route [T, 2k] F32. out [T, k * M]: slot j of token t,
+     out[t, j * M + m] = sum_c x_tj[c] * experts[e, m, c] with e = route[t, j], where
+     x_tj is row t of x, or its columns j * K .. j * K + K - 1 when x has k * K columns
+     (the output of an earlier MOE_MATMUL, element-wise ops applied). */
+  TSR_OP_MOE_MATMUL = 23,
+  /* in: [0] y [T, k * C] F32, [1] route [T, 2k] F32. out [T, C]:
+     out[t, c] = sum_j route[t, k + j] * y[t, j * C + c]. */
+  TSR_OP_MOE_COMBINE = 24,
   TSR_OP_COUNT
 } tsr_op;
 
@@ -267,6 +288,18 @@ typedef struct tsr_clamp_params {
   float lo;
   float hi;
 } tsr_clamp_params;
+
+typedef enum tsr_moe_gating {
+  TSR_MOE_SOFTMAX = 0, /* p = softmax over the row's E scores (Mixtral, Qwen MoE) */
+  TSR_MOE_SIGMOID = 1  /* p = sigmoid of each score (DeepSeek V3 style) */
+} tsr_moe_gating;
+
+typedef struct tsr_moe_route_params {
+  int32_t k;         /* experts chosen per token, 1 <= k <= E */
+  int32_t gating;    /* tsr_moe_gating */
+  int32_t normalize; /* nonzero: the k weights are divided by their sum */
+  float scale;       /* the weights are multiplied by this last (1: none); finite */
+} tsr_moe_route_params;
 
 /* ---- ops declared by plugins ---------------------------------------------
  * A plugin may add ops to the language: it declares each one (name, inputs with shape

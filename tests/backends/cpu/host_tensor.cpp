@@ -87,6 +87,18 @@ std::vector<int32_t> random_ids(size_t n, int32_t bound, uint32_t seed) {
   return ids;
 }
 
+std::vector<float> random_route(int64_t tokens, int64_t k, int32_t experts, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> ids(static_cast<size_t>(experts)), route;
+  for (int32_t e = 0; e < experts; ++e) ids[static_cast<size_t>(e)] = static_cast<float>(e);
+  for (int64_t t = 0; t < tokens; ++t) {
+    std::shuffle(ids.begin(), ids.end(), rng);
+    route.insert(route.end(), ids.begin(), ids.begin() + k);
+    route.insert(route.end(), static_cast<size_t>(k), 1.0f / static_cast<float>(k));
+  }
+  return route;
+}
+
 std::vector<float> random_values(size_t n, uint32_t seed, float lo, float hi) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);

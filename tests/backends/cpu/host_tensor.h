@@ -56,6 +56,9 @@ tsr_status run_kernel(CpuDevice& device, KernelBody body, tsr_op op, const void*
 std::vector<float> random_values(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 // n uniform ids in [0, bound), reproducible from seed.
 std::vector<int32_t> random_ids(size_t n, int32_t bound, uint32_t seed);
+// A MOE_ROUTE output [tokens, 2k]: per token k distinct experts of `experts` drawn from
+// seed, then k weights of 1 / k.
+std::vector<float> random_route(int64_t tokens, int64_t k, int32_t experts, uint32_t seed);
 
 // Largest |a[i] - b[i]| divided by max(largest |b[i]|, 1e-30): the error relative to
 // the reference's scale (outputs near zero do not inflate it).

@@ -119,13 +119,19 @@ TEST_F(CpuPlugin, RegistersEveryOpAndKeyDtypeAtPriorityZero) {
       {TSR_OP_RELU, TSR_DTYPE_F32},       {TSR_OP_RELU_SQR, TSR_DTYPE_F32},
       {TSR_OP_SOFTCAP, TSR_DTYPE_F32},    {TSR_OP_SLICE, TSR_DTYPE_F32},
       {TSR_OP_SUB, TSR_DTYPE_F32},        {TSR_OP_AFFINE, TSR_DTYPE_F32},
-      {TSR_OP_CLAMP, TSR_DTYPE_F32}};
-  // Every block format beside q8_0 has an embedding lookup and a matmul.
+      {TSR_OP_CLAMP, TSR_DTYPE_F32},      {TSR_OP_MOE_ROUTE, TSR_DTYPE_F32},
+      {TSR_OP_MOE_COMBINE, TSR_DTYPE_F32}};
+  // Every weight dtype has an expert matmul.
+  for (const tsr_dtype d : {TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_BF16, TSR_DTYPE_Q8_0}) {
+    expected.insert({TSR_OP_MOE_MATMUL, d});
+  }
+  // Every block format beside q8_0 has an embedding lookup, a matmul and an expert matmul.
   for (const tsr_dtype d : {TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q5_0, TSR_DTYPE_Q5_1, TSR_DTYPE_Q2_K,
                             TSR_DTYPE_Q3_K, TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_NL,
                             TSR_DTYPE_IQ4_XS}) {
     expected.insert({TSR_OP_GET_ROWS, d});
     expected.insert({TSR_OP_MATMUL, d});
+    expected.insert({TSR_OP_MOE_MATMUL, d});
   }
   std::set<std::pair<int, int>> registered;
   for (int i = 0; i < plugin_->kernel_count; ++i) {
