@@ -37,7 +37,8 @@ FileCoverage file_coverage(const WeightFile& file, const Graph& graph, const HPa
   FileCoverage c;
   c.checked = true;
   const bool hf = file.format() == "hf";
-  const std::set<std::string> used = read_tensors(graph);
+  std::set<std::string> used = read_tensors(graph);
+  used.insert(file.stacked_parts().begin(), file.stacked_parts().end());  // read into stacked weights
   for (const TensorView& t : file.tensors()) {
     c.file_tensors += 1;
     if (used.count(t.name)) {

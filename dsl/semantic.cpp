@@ -133,7 +133,7 @@ class ModelChecker {
         exprs_.expect(*d, scope, ValueType::Scalar, "a dimension of " + quoted(w.name));
       }
       exprs_.check_template(w.file_name, w.file_name_loc, scope);
-      if (!w.hf_name.empty()) exprs_.check_template(w.hf_name, w.hf_name_loc, scope);
+      if (!w.hf_name.empty()) exprs_.check_template(w.hf_name, w.hf_name_loc, scope, w.dims.size() >= 2);
       if (!w.fallback.empty() && w.fallback != kAbsentFallback) check_fallback(i);
     }
   }

@@ -371,7 +371,7 @@ ValueType ExprChecker::check_scalar_call(Expr& e, const NameScope& scope) {
   return ValueType::Scalar;
 }
 
-void ExprChecker::check_template(std::string_view text, SourceLocation at, const NameScope& scope) {
+void ExprChecker::check_template(std::string_view text, SourceLocation at, const NameScope& scope, bool stacks) {
   std::vector<Placeholder> placeholders;
   std::string error;
   if (!find_placeholders(text, &placeholders, &error)) {
@@ -379,6 +379,13 @@ void ExprChecker::check_template(std::string_view text, SourceLocation at, const
   }
   for (const Placeholder& p : placeholders) {
     if (p.name == "arch" || scope.has_loop_var(p.name)) continue;
+    if (p.name == "*") {
+      if (stacks) continue;
+      SourceLocation where = at;
+      where.column += static_cast<int>(p.offset) + 1;
+      fail(where, "{*} (one tensor of the folder per index of the first dimension, stacked) is for the hf: name "
+                  "of a weight of 2 or more dimensions");
+    }
     if (const Variable* v = scope.find_variable(p.name); v && v->type == ValueType::Scalar) continue;
     const auto* h = model_.find_hparam(p.name);
     if (h && static_cast<size_t>(h - model_.hparams.data()) < scope.visible_hparams) continue;

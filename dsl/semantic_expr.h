@@ -63,7 +63,8 @@ class ExprChecker {
   // expression's role in the message: "the value of 'x'".
   void expect(Expr& e, const NameScope& scope, ValueType want, std::string_view what);
   // Checks the {placeholders} of a name template written at `at` (the opening quote).
-  void check_template(std::string_view text, SourceLocation at, const NameScope& scope);
+  // `stacks`: {*} is allowed (the hf: name of a stacked weight, see WeightFile::stack_tensors).
+  void check_template(std::string_view text, SourceLocation at, const NameScope& scope, bool stacks = false);
 
  private:
   [[noreturn]] void fail(SourceLocation at, std::string message) const;

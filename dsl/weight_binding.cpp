@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/util/error.h"
 #include "dsl/diagnostics.h"
 
 namespace tessera::dsl {
@@ -163,6 +164,7 @@ class Binder {
     b.file_name = hf ? b.hf_name : b.gguf_name;
     b.transposed = hf && w.hf_transposed;
     b.shape = declared_shape(w, optional);
+    if (hf && options_.weights && b.file_name.find("{*}") != std::string::npos) stack_parts(w, b);
     if (!options_.weights) {
       b.dtype = b.file_dtype = b.shape.size() >= 2 ? options_.weight_dtype : DType::F32;
       check_blocks(w, b);
@@ -195,6 +197,19 @@ class Binder {
                   did_you_mean(b.file_name, hint_candidates(b.file_name, file_names_)));
     }
     bound_[{w.name, layer}] = std::move(b);
+  }
+
+  // A weight whose hf: name has {*}: the folder's tensors for each index of its first
+  // dimension, stacked into one tensor named as the weight (the experts of a MoE
+  // layer). An optional weight whose first part is missing is absent.
+  void stack_parts(const WeightDecl& w, const BoundWeight& b) {
+    const std::string first = std::string(b.file_name).replace(b.file_name.find("{*}"), 3, "0");
+    if (w.fallback == kAbsentFallback && !file_tensors_.count(first)) return;
+    try {
+      file_tensors_[b.file_name] = &options_.weights->stack_tensors(b.file_name, b.shape.empty() ? 0 : b.shape[0]);
+    } catch (const Error& e) {
+      fail_at(model_.source, w.hf_name_loc, e.what());
+    }
   }
 
   // The file lacks the declared tensor: read the fallback's instead (tied weights).

@@ -171,7 +171,8 @@ const TensorView* WeightFile::find_tensor(const std::string& name) const {
   for (const TensorView& t : tensors()) {
     if (t.name == name) return &t;
   }
-  return nullptr;
+  const auto it = stacks_.find(name);
+  return it == stacks_.end() ? nullptr : &it->second.view;
 }
 
 std::unique_ptr<WeightFile> open_weight_file(const std::string& path,

@@ -3,10 +3,12 @@
 // Face model folders (config.json + safetensors) implement it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -68,7 +70,26 @@ class WeightFile {
   // file and the key when the value is of another kind:
   //   "m.gguf: metadata 'general.architecture' is an integer (0), not a string"
   std::optional<std::string> meta_string(const std::string& key) const;
-  const TensorView* find_tensor(const std::string& name) const;  // nullptr if absent
+  // nullptr if absent; finds the stacks stack_tensors made too.
+  const TensorView* find_tensor(const std::string& name) const;
+
+  // The tensors `pattern` names with "{*}" replaced by 0 .. count - 1, each of one shape
+  // and dtype, stacked into one [count, ...] tensor named `pattern`: a copy, made once
+  // and kept by the file (Hugging Face MoE checkpoints store each expert's matrix
+  // apart; a model reads them as one [experts, rows, cols] weight). Throws
+  // tessera::Error naming the first part that is missing or unlike part 0.
+  const TensorView& stack_tensors(const std::string& pattern, int64_t count) const;
+  // The names of the tensors read into stacks.
+  const std::set<std::string>& stacked_parts() const { return stacked_parts_; }
+
+ private:
+  struct Stack {
+    TensorView view;
+    std::vector<std::byte> bytes;
+  };
+  // Made on demand by the const readers above (binding a model is what asks).
+  mutable std::map<std::string, Stack> stacks_;
+  mutable std::set<std::string> stacked_parts_;
 };
 
 // Opens a weights file, choosing the reader by its magic bytes (GGUF) or, for a

@@ -148,7 +148,7 @@ TEST(ParseModelFile, ReadsTheLlamaDefinition) {
   const auto model = parse_model_file(test::source_path("models/llama.tsr"));
   EXPECT_EQ(model->name, "llama");
   EXPECT_EQ(model->hparams.size(), 20u);
-  EXPECT_EQ(model->aliases, (std::vector<std::string>{"mistral"}));
+  EXPECT_EQ(model->aliases, (std::vector<std::string>{"mistral", "mixtral"}));
   EXPECT_EQ(model->weights.size(), 17u);
   EXPECT_EQ(model->layer_groups.size(), 1u);
 }

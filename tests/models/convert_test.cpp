@@ -150,7 +150,7 @@ INSTANTIATE_TEST_SUITE_P(Library, ConvertFixtureTest,
                          ::testing::Values("llama", "qwen2", "gpt2", "phi2", "gemma", "bloom", "gpt_neox", "mpt", "phi3",
                                            "olmo2", "starcoder2", "granite", "olmo", "smollm3", "cohere", "gemma2",
                                            "cohere2", "gptj", "nemotron", "falcon", "falcon-40b", "gpt_bigcode",
-                                           "exaone4", "glm4", "arcee"));
+                                           "exaone4", "glm4", "arcee", "mixtral", "qwen3_moe"));
 
 TEST_F(ConvertTest, KeepLeavesBf16MatricesAndWidensVectorsToF32) {
   const std::string gguf = scratch("llama-bf16.gguf");
@@ -255,7 +255,12 @@ INSTANTIATE_TEST_SUITE_P(
                       InitCase{"gpt2",
                                "--set n_vocab=260 --set n_pos=64 --set n_layers=2 --set d_model=32 "
                                "--set n_heads=4",
-                               "blk.1.ffn_up.weight", "transformer.h.1.mlp.c_fc.weight", true}));
+                               "blk.1.ffn_up.weight", "transformer.h.1.mlp.c_fc.weight", true},
+                      // Mixtral's form: each expert's matrix a tensor of the folder ({*}).
+                      InitCase{"llama",
+                               "--set n_vocab=260 --set n_layers=2 --set d_model=32 --set n_heads=4 "
+                               "--set n_kv_heads=2 --set d_ff=64 --set n_experts=4 --set n_used=2",
+                               "blk.1.ffn_gate_inp.weight", "model.layers.1.block_sparse_moe.gate.weight", false}));
 
 TEST_F(ConvertTest, TokenizerFromCopiesTheTokenizerOfAnotherGguf) {
   const std::string arch = source_path("models/llama.tsr");

@@ -15,6 +15,8 @@ namespace {
 
 // Tensors per safetensors file before the folder is sharded, as transformers' default.
 constexpr uint64_t kMaxShardBytes = 5'000'000'000;
+// What marks a stacked weight's hf: name (WeightFile::stack_tensors).
+constexpr std::string_view kStackIndex = "{*}";
 
 // The declaration a graph weight was bound from. A graph weight is named as declared,
 // or "blk.<layer>.<name>" for one of a layer group (GraphTensor::name). Only a
@@ -59,6 +61,20 @@ size_t write_random_hf_folder(const dsl::ModelDef& def, const CompiledModel& mod
     const bool transposed = declaration_of(def, *w.tensor).hf_transposed && shape.size() == 2;
     std::vector<float> values(static_cast<size_t>(rows * cols));
     random_rows(w, 0, rows, values.data());
+    const size_t stacked = w.tensor->hf_name.find(kStackIndex);
+    if (stacked != std::string::npos) {
+      // One tensor per index of the first dimension (an expert's matrix), as the
+      // weight's hf: name {*} reads them back.
+      const Shape part(shape.begin() + 1, shape.end());
+      const int64_t part_rows = rows / shape[0];
+      for (int64_t i = 0; i < shape[0]; ++i) {
+        const std::vector<float> slice(values.begin() + i * part_rows * cols, values.begin() + (i + 1) * part_rows * cols);
+        std::string name = w.tensor->hf_name;
+        name.replace(stacked, kStackIndex.size(), std::to_string(i));
+        tensors.push_back({name, w.dtype, part, data.emplace_back(encode_matrix(slice, part_rows, cols, w.dtype, false))});
+      }
+      continue;
+    }
     const std::vector<uint8_t>& bytes = data.emplace_back(encode_matrix(values, rows, cols, w.dtype, transposed));
     tensors.push_back({w.tensor->hf_name, w.dtype, transposed ? Shape{cols, rows} : shape, bytes});
   }

@@ -4,14 +4,13 @@
 // layer), named numbers and a final soft-cap. Random weights (`tessera init`), then
 // `tessera generate` on every op's Vulkan kernel (--no-fallback), each checked against
 // the CPU's (--verify cpu), giving the CPU's tokens.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
 
-#include "support/json_fields.h"
+#include "cli_generation.h"
 #include "support/run_command.h"
 #include "support/temp_path.h"
 #include "support/testdata.h"
@@ -20,7 +19,6 @@
 namespace tessera::vulkan::test {
 namespace {
 
-using ::testing::HasSubstr;
 using tessera::test::CommandResult;
 using tessera::test::run_command;
 using tessera::test::shell_quote;
@@ -72,8 +70,6 @@ forward {
 }
 )";
 
-std::string tessera_cli(const std::string& args) { return shell_quote(tessera::test::tessera_exe()) + " " + args; }
-
 class VulkanExpressionModel : public VulkanTest {};
 
 TEST_F(VulkanExpressionModel, RunsEveryOpOnVulkanAsTheCpuDoes) {
@@ -83,15 +79,8 @@ TEST_F(VulkanExpressionModel, RunsEveryOpOnVulkanAsTheCpuDoes) {
   const CommandResult init = run_command(tessera_cli("init --arch " + shell_quote(arch) +
                                                      " --set clip=0.5 --set cap=3.0 --dtype f32 -o " + shell_quote(model)));
   ASSERT_EQ(init.exit_code, 0) << init.err;
-  const std::string run = "generate -m " + shell_quote(model) + " --arch " + shell_quote(arch) +
-                          " -p 'hello world, again' -n 8 --temp 0 --json --backend ";
-  const CommandResult cpu = run_command(tessera_cli(run + "cpu"));
-  const CommandResult gpu = run_command(tessera_cli(run + "vulkan --no-fallback --verify cpu"));
-  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
-  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
-  EXPECT_THAT(gpu.err, HasSubstr("op outputs agreed with cpu:0"));
-  EXPECT_EQ(tessera::test::json_ids(gpu.out, "generated_ids"), tessera::test::json_ids(cpu.out, "generated_ids"));
-  EXPECT_EQ(gpu.err.find("tessera vulkan validation:"), std::string::npos) << gpu.err;
+  expect_vulkan_generation_matches_cpu("-m " + shell_quote(model) + " --arch " + shell_quote(arch) +
+                                       " -p 'hello world, again' -n 8 --temp 0");
   std::remove(arch.c_str());
   std::remove(model.c_str());
 }

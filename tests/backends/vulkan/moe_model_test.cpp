@@ -2,13 +2,12 @@
 // experts, 2 per token (Mixtral's form), random q8_0 weights (`tessera init`), then
 // `tessera generate` with every op on its Vulkan kernel (--no-fallback), each output
 // checked against the CPU's (--verify cpu), giving the CPU's tokens.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
-#include "support/json_fields.h"
+#include "cli_generation.h"
 #include "support/run_command.h"
 #include "support/temp_path.h"
 #include "support/testdata.h"
@@ -17,12 +16,9 @@
 namespace tessera::vulkan::test {
 namespace {
 
-using ::testing::HasSubstr;
 using tessera::test::CommandResult;
 using tessera::test::run_command;
 using tessera::test::shell_quote;
-
-std::string tessera_cli(const std::string& args) { return shell_quote(tessera::test::tessera_exe()) + " " + args; }
 
 class VulkanMoeModel : public VulkanTest {};
 
@@ -33,14 +29,7 @@ TEST_F(VulkanMoeModel, RunsTheExpertsOnVulkanAsTheCpuDoes) {
       "init --arch " + llama + " --set d_model=64 --set n_layers=2 --set n_heads=4 --set d_ff=96 --set n_vocab=300"
       " --set n_experts=4 --set n_used=2 --dtype q8_0 -o " + shell_quote(model)));
   ASSERT_EQ(init.exit_code, 0) << init.err;
-  const std::string run = "generate -m " + shell_quote(model) + " -p 'hello world, again' -n 6 --temp 0 --json --backend ";
-  const CommandResult cpu = run_command(tessera_cli(run + "cpu"));
-  const CommandResult gpu = run_command(tessera_cli(run + "vulkan --no-fallback --verify cpu"));
-  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
-  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
-  EXPECT_THAT(gpu.err, HasSubstr("op outputs agreed with cpu:0"));
-  EXPECT_EQ(tessera::test::json_ids(gpu.out, "generated_ids"), tessera::test::json_ids(cpu.out, "generated_ids"));
-  EXPECT_EQ(gpu.err.find("tessera vulkan validation:"), std::string::npos) << gpu.err;
+  expect_vulkan_generation_matches_cpu("-m " + shell_quote(model) + " -p 'hello world, again' -n 6 --temp 0");
   std::remove(model.c_str());
 }
 
