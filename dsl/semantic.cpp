@@ -215,7 +215,9 @@ class ModelChecker {
 
   void check_unused_blocks() const {
     for (const BlockDef& b : model_.blocks) {
-      if (in_own_file(b.loc) && !exprs_.is_called(b)) fail(b.loc, "block " + quoted(b.name) + " is defined but never used");
+      if (in_own_file(b.loc) && !exprs_.is_called(b)) {
+        fail(b.loc, "block " + quoted(b.name) + " is defined but never used");
+      }
     }
   }
 

@@ -56,8 +56,9 @@ const TensorView& WeightFile::stack_tensors(const std::string& pattern, int64_t 
   stack.view.shape.insert(stack.view.shape.end(), parts[0]->shape.begin(), parts[0]->shape.end());
   stack.view.n_bytes = parts[0]->n_bytes * static_cast<uint64_t>(count);
   stack.bytes.resize(stack.view.n_bytes);
+  const uint64_t part_bytes = parts[0]->n_bytes;
   for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[0]->n_bytes > 0) std::memcpy(stack.bytes.data() + i * parts[0]->n_bytes, parts[i]->data, parts[0]->n_bytes);
+    if (part_bytes > 0) std::memcpy(stack.bytes.data() + i * part_bytes, parts[i]->data, part_bytes);
     stacked_parts_.insert(parts[i]->name);
   }
   auto& kept = stacks_[pattern] = std::move(stack);

@@ -40,7 +40,8 @@ const std::string kExperts =
 
 TEST(LowerMoe, AFeedForwardOfExpertsIsRouteMatmulsAndCombine) {
   const Graph g = compile_text(moe_model(kExperts)).graph;
-  EXPECT_EQ(op_sequence(g), "get_rows matmul moe_route moe_matmul moe_matmul swiglu moe_matmul moe_combine get_rows matmul");
+  EXPECT_EQ(op_sequence(g),
+            "get_rows matmul moe_route moe_matmul moe_matmul swiglu moe_matmul moe_combine get_rows matmul");
   const auto matmuls = nodes_of(g, OpKind::MoeMatMul);
   EXPECT_EQ(g.tensor(matmuls[0]->output).shape, (Shape{T, 2 * 6}));  // k slots of f columns
   EXPECT_EQ(g.tensor(matmuls[2]->output).shape, (Shape{T, 2 * 8}));

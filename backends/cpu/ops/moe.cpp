@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -82,10 +83,13 @@ void moe_route_ref(CpuDevice&, const tsr_op_call& call) {
     } else {
       for (int64_t e = 0; e < experts; ++e) prob[e] = 1.0f / (1.0f + std::exp(-l[e]));
     }
-    // Both gatings keep the logits' order; ranking by the logits keeps ties exact.
+    // Both gatings keep the logits' order; ranking by the logits keeps ties exact. A NaN
+    // ranks last, so that the order stays a strict weak one.
+    const auto score = [l](int64_t e) { return std::isnan(l[e]) ? -std::numeric_limits<float>::infinity() : l[e]; };
     std::iota(order.begin(), order.end(), int64_t{0});
-    std::partial_sort(order.begin(), order.begin() + p.k, order.end(),
-                      [l](int64_t a, int64_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); });
+    std::partial_sort(order.begin(), order.begin() + p.k, order.end(), [&score](int64_t a, int64_t b) {
+      return score(a) > score(b) || (score(a) == score(b) && a < b);
+    });
     double chosen = 0.0;
     for (int32_t j = 0; j < p.k; ++j) chosen += prob[order[j]];
     const double norm = p.normalize && chosen > 0 ? 1.0 / chosen : 1.0;

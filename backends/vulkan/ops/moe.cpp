@@ -2,6 +2,8 @@
 // w in f32, f16, bf16 or any block format, as MATMUL's) and MOE_COMBINE (moe_combine.comp).
 // The route lives on the device: the expert each slot reads is chosen in the shader,
 // and a route naming no expert is reported through the device's error word.
+#include <vector>
+
 #include <tessera/kit/moe_check.h>
 
 #include "backends/vulkan/device.h"
@@ -44,8 +46,8 @@ void moe_route(VulkanDevice& device, const tsr_op_call& call) {
   if (logits.rows() == 0) return;
   const RoutePush push{logits.address, out.address, u32(logits.rows()), u32(experts), u32(p.k),
                        u32(p.gating), u32(p.normalize != 0), p.scale};
-  device.dispatch(make_dispatch(ShaderId::moe_route, {kElementwiseGroup}, push,
-                                grid_for(device, ceil_div(static_cast<uint64_t>(logits.rows()), kElementwiseGroup), kOp)));
+  const uint64_t groups = ceil_div(static_cast<uint64_t>(logits.rows()), kElementwiseGroup);
+  device.dispatch(make_dispatch(ShaderId::moe_route, {kElementwiseGroup}, push, grid_for(device, groups, kOp)));
 }
 
 void moe_matmul(VulkanDevice& device, const tsr_op_call& call) {
@@ -62,8 +64,9 @@ void moe_matmul(VulkanDevice& device, const tsr_op_call& call) {
                         u32(slots), u32(s.slots), u32(s.experts), u32(s.m), u32(s.k), u32(s.per_slot),
                         device.next_call_id()};
   const int64_t n_experts = s.experts;
-  device.dispatch(make_dispatch(ShaderId::moe_matmul, {device.reduction_group_size(), static_cast<uint32_t>(experts.dtype)},
-                                push, grid_for(device, static_cast<uint64_t>(slots * s.m), kOp)),
+  const std::vector<uint32_t> spec = {device.reduction_group_size(), static_cast<uint32_t>(experts.dtype)};
+  const Grid grid = grid_for(device, static_cast<uint64_t>(slots * s.m), kOp);
+  device.dispatch(make_dispatch(ShaderId::moe_matmul, spec, push, grid),
                   [n_experts](uint32_t, int32_t index, int32_t value) {
                     return std::string(kOp) + ": route slot " + std::to_string(index) + " names expert " +
                            std::to_string(value) + ", expected a whole number 0 .. " + std::to_string(n_experts - 1);
@@ -79,8 +82,8 @@ void moe_combine(VulkanDevice& device, const tsr_op_call& call) {
   const int64_t cols = kit::check_moe_combine(y, route, out);
   if (out.elements() == 0) return;
   const CombinePush push{y.address, route.address, out.address, u32(y.rows()), u32(cols), u32(route.cols() / 2)};
-  device.dispatch(make_dispatch(ShaderId::moe_combine, {kElementwiseGroup}, push,
-                                grid_for(device, ceil_div(static_cast<uint64_t>(out.elements()), kElementwiseGroup), kOp)));
+  const uint64_t groups = ceil_div(static_cast<uint64_t>(out.elements()), kElementwiseGroup);
+  device.dispatch(make_dispatch(ShaderId::moe_combine, {kElementwiseGroup}, push, grid_for(device, groups, kOp)));
 }
 
 }  // namespace tessera::vulkan

@@ -173,8 +173,10 @@ TEST_P(MoeMatmulFast, MatchesTheReferenceAndReadsOnlyChosenExperts) {
 
   CpuDevice one(1), two(2);
   HostTensor want(TSR_DTYPE_F32, {c.tokens, kSlots * kM}), got(TSR_DTYPE_F32, {c.tokens, kSlots * kM});
-  ASSERT_EQ(run_kernel(one, moe_matmul_ref, TSR_OP_MOE_MATMUL, nullptr, {&x, &w, &r}, want), TSR_OK) << one.last_error();
-  ASSERT_EQ(run_kernel(two, moe_matmul_fast, TSR_OP_MOE_MATMUL, nullptr, {&x, &w, &r}, got), TSR_OK) << two.last_error();
+  ASSERT_EQ(run_kernel(one, moe_matmul_ref, TSR_OP_MOE_MATMUL, nullptr, {&x, &w, &r}, want), TSR_OK)
+      << one.last_error();
+  ASSERT_EQ(run_kernel(two, moe_matmul_fast, TSR_OP_MOE_MATMUL, nullptr, {&x, &w, &r}, got), TSR_OK)
+      << two.last_error();
   const std::vector<float> wantv = want.to_f32(), gotv = got.to_f32();
   for (const float v : gotv) ASSERT_TRUE(std::isfinite(v));
   EXPECT_LE(relative_error(gotv, wantv), c.tolerance);
