@@ -20,6 +20,7 @@
 #include "dsl/model_loader.h"
 #include "models/fixture_logits.h"
 #include "models/hf_fixture.h"
+#include "models/llamacpp_greedy.h"
 #include "support/testdata.h"
 
 namespace tessera::test {
@@ -31,6 +32,10 @@ struct LayoutCase {
   // A hyper-parameter given with --set, for what the file states in a form the definition
   // does not read (EXAONE 4's per-layer window pattern, an array): "name=value", or "".
   const char* set = "";
+  // Where llama.cpp itself runs the file otherwise than transformers (see the cases list),
+  // the --set that has Tessera compute what llama.cpp computes, for GreedyIdsFollowLlamaCpp
+  // only (it replaces `set` there), or "".
+  const char* llamacpp_set = "";
 };
 
 class LlamaCppLayoutTest : public ::testing::TestWithParam<LayoutCase> {
@@ -41,11 +46,13 @@ class LlamaCppLayoutTest : public ::testing::TestWithParam<LayoutCase> {
     host_ = nullptr;
   }
 
-  static std::unique_ptr<Model> load_gguf() {
+  static std::unique_ptr<Model> load_gguf(DType kv_dtype = dsl::ModelSpec{}.kv_dtype,
+                                          const std::string& set = GetParam().set) {
     dsl::ModelSpec spec;
+    spec.kv_dtype = kv_dtype;
     spec.weights_path = source_path(std::string("tests/fixtures/llamacpp-layout/") + GetParam().fixture + ".gguf");
     spec.model_dirs = {source_path("models")};
-    if (const std::string set = GetParam().set; !set.empty()) {
+    if (!set.empty()) {
       spec.overrides[set.substr(0, set.find('='))] = set.substr(set.find('=') + 1);
     }
     return dsl::load_model(spec);
@@ -79,6 +86,22 @@ TEST_P(LlamaCppLayoutTest, PrefillLogitsMatchTransformers) { expect_each_sequenc
 
 TEST_P(LlamaCppLayoutTest, DecodeLogitsMatchTransformers) { expect_each_sequence(1); }
 
+// llama.cpp's own greedy continuation of the file (<fixture>.greedy.json, written by
+// tools/fixtures/make_llamacpp_layout_greedy.py with a placeholder vocabulary added), followed
+// step by step: Tessera's argmax is llama.cpp's id except at llama.cpp's near-ties. This
+// checks the file's reading against llama.cpp's, not only against transformers'.
+TEST_P(LlamaCppLayoutTest, GreedyIdsFollowLlamaCpp) {
+  const std::string greedy =
+      source_path(std::string("tests/fixtures/llamacpp-layout/") + GetParam().fixture + ".greedy.json");
+  if (!std::filesystem::exists(greedy)) {
+    GTEST_SKIP() << greedy << " is missing: llama.cpp did not run this file "
+                 << "(tools/fixtures/make_llamacpp_layout_greedy.py says why)";
+  }
+  const std::string set = *GetParam().llamacpp_set ? GetParam().llamacpp_set : GetParam().set;
+  const auto model = load_gguf(DType::F16, set);  // F16: llama.cpp's default KV cache
+  EXPECT_EQ(teacher_forced(*host_, "cpu", *model, read_cases(greedy), GetParam().fixture), "");
+}
+
 // A GGUF without any tokenizer.* metadata loads and runs from token ids; asking it for
 // text names the file and what to do.
 TEST(TokenizerlessGguf, LoadsAndRefusesTextWithTheReason) {
@@ -101,19 +124,24 @@ TEST(TokenizerlessGguf, LoadsAndRefusesTextWithTheReason) {
 // refuses the file too). Not convertible by it: gpt2, gpt_neox, cohere2 (it reads
 // transformers 4 config keys), mpt and gptj (no converter), gemma3 (needs a
 // tokenizer.json), smollm3 (interval 2; see nope4).
+// llama.cpp runs two of the files listed otherwise than transformers, so their greedy ids
+// are held to llama.cpp's reading (llamacpp_set): phi3, whose sliding window llama.cpp
+// ignores (it disables Phi-3 SWA and attends to every position), and exaone4, windowed by
+// llama.cpp only with 64 layers (the 32B), so every layer of the 4-layer fixture rotates
+// and attends globally.
 INSTANTIATE_TEST_SUITE_P(
     Library, LlamaCppLayoutTest,
     ::testing::Values(LayoutCase{"llama", "llama.tsr"}, LayoutCase{"llama-rope-linear", "llama.tsr"},
                       LayoutCase{"llama3-rope", "llama.tsr"}, LayoutCase{"qwen2", "qwen2.tsr"},
                       LayoutCase{"qwen2-yarn", "qwen2.tsr"}, LayoutCase{"qwen3", "qwen3.tsr"},
-                      LayoutCase{"phi3", "phi3.tsr"}, LayoutCase{"gemma", "gemma.tsr"},
+                      LayoutCase{"phi3", "phi3.tsr", "", "window=0"}, LayoutCase{"gemma", "gemma.tsr"},
                       LayoutCase{"bloom", "bloom.tsr"}, LayoutCase{"stablelm", "stablelm.tsr"},
                       LayoutCase{"stablelm-nobias", "stablelm.tsr"}, LayoutCase{"olmo", "olmo.tsr"},
                       LayoutCase{"olmo2", "olmo2.tsr"}, LayoutCase{"granite", "granite.tsr"},
                       LayoutCase{"smollm3-nope4", "smollm3.tsr"}, LayoutCase{"cohere", "command_r.tsr"},
                       LayoutCase{"nemotron", "nemotron.tsr"}, LayoutCase{"falcon", "falcon.tsr"},
                       LayoutCase{"falcon-40b", "falcon.tsr"}, LayoutCase{"gpt_bigcode", "starcoder.tsr"},
-                      LayoutCase{"exaone4", "exaone4.tsr", "swa_pattern=2"}, LayoutCase{"glm4", "glm4.tsr"},
+                      LayoutCase{"exaone4", "exaone4.tsr", "swa_pattern=2", "window=0"}, LayoutCase{"glm4", "glm4.tsr"},
                       LayoutCase{"arcee", "arcee.tsr"}, LayoutCase{"mixtral", "llama.tsr"},
                       LayoutCase{"qwen3_moe", "qwen3_moe.tsr"}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) { return fixture_test_name(info.param.fixture); });
