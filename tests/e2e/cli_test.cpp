@@ -212,5 +212,20 @@ TEST(Bench, JsonReportsPrefillAndDecodeSpeed) {
   EXPECT_NE(r.out.find("\"weight_bytes_per_token\":"), std::string::npos) << r.out;
 }
 
+// A decode step reads k of E experts: the Mixtral-layout fixture (f32; d 32, 2 layers,
+// 4 experts of width 32, 2 per token, vocabulary 96) reads per layer its norms (2 x 128
+// bytes), q/k/v/o (4096 + 2048 + 2048 + 4096), the router (512) and half of its three
+// experts' 3 x 16384 bytes; then the output norm (128) and matrix (12288) and one
+// embedding row (128).
+TEST(Bench, CountsTheChosenExpertsInTheWeightBytesPerToken) {
+  const std::string model = shell_quote(source_path("tests/fixtures/llamacpp-layout/mixtral.gguf"));
+  const auto r = run_command(tessera("bench -m " + model + " -p 8 -n 2 -r 1 --no-bandwidth --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const int64_t per_layer = 2 * 128 + 4096 + 2048 + 2048 + 4096 + 512 + 3 * 16384 / 2;
+  EXPECT_NE(r.out.find("\"weight_bytes_per_token\":" + std::to_string(2 * per_layer + 128 + 12288 + 128)),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace tessera::test

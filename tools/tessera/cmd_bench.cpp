@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <set>
 
@@ -46,17 +47,28 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // Bytes of weights a decode step reads: every weight a kernel reads whole, once;
-// embedding tables read by get_rows contribute one row per token only.
+// embedding tables read by get_rows contribute one row per token only, and the experts
+// of a MOE_MATMUL the k of E that one token chooses.
 uint64_t weight_bytes_per_token(const Graph& g, const WeightFile& w) {
   std::set<int> whole, rows;
+  std::map<int, int64_t> chosen;  // experts [E, M, K] -> k
   for (const GraphNode& n : g.nodes()) {
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       if (g.tensor(n.inputs[k]).role != TensorRole::Weight) continue;
+      if (n.op == OpKind::MoeMatMul && k == 1) {
+        chosen[n.inputs[k]] = g.tensor(n.inputs[2]).shape.at(1) / 2;  // route [Tokens, 2k]
+        continue;
+      }
       (n.op == OpKind::GetRows && k == 0 ? rows : whole).insert(n.inputs[k]);
     }
   }
   uint64_t bytes = 0;
   for (int id : whole) bytes += w.find_tensor(g.tensor(id).file_name)->n_bytes;
+  for (const auto& [id, k] : chosen) {
+    if (whole.count(id)) continue;
+    const TensorView* v = w.find_tensor(g.tensor(id).file_name);
+    bytes += v->n_bytes / static_cast<uint64_t>(v->shape.at(0)) * static_cast<uint64_t>(k);
+  }
   for (int id : rows) {
     if (whole.count(id)) continue;
     const TensorView* v = w.find_tensor(g.tensor(id).file_name);
