@@ -35,10 +35,7 @@ const TensorView& WeightFile::stack_tensors(const std::string& pattern, int64_t 
   std::vector<const TensorView*> parts;
   for (int64_t i = 0; i < count; ++i) {
     const std::string name = part_name(pattern, i);
-    const TensorView* t = nullptr;
-    for (const TensorView& v : tensors()) {
-      if (v.name == name) t = &v;
-    }
+    const TensorView* t = find_tensor(name);
     if (!t) throw Error(path() + ": no tensor '" + name + "' (part " + std::to_string(i) + " of " +
                         std::to_string(count) + " of '" + pattern + "')");
     if (i > 0 && (t->shape != parts[0]->shape || t->dtype != parts[0]->dtype || t->n_bytes != parts[0]->n_bytes)) {
