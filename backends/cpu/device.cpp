@@ -1,7 +1,8 @@
-// Device description of the CPU plugin, from compile-time ISA macros, cpuid and the OS.
+// Device description of the CPU plugin: the kernels' instruction set, threads and RAM.
 #include "backends/cpu/device.h"
 
-#include "backends/cpu/amx_support.h"
+#include "backends/cpu/isa.h"
+#include "backends/cpu/ops/matmul_quant.h"
 
 #include <unistd.h>
 
@@ -12,36 +13,18 @@
 
 namespace tessera::cpu {
 
-std::string compiled_isa() {
-  std::string isa;
+std::string kernel_isa() {
 #if defined(__x86_64__)
-  isa = "x86-64";
+  std::string isa = "x86-64";
 #elif defined(__aarch64__)
-  isa = "aarch64";
+  std::string isa = "aarch64";
 #else
-  isa = "generic";
+  std::string isa = "generic";
 #endif
-#if defined(__AVX512F__)
-  isa += " AVX512F";
-#endif
-#if defined(__AVX512VNNI__)
-  isa += " VNNI";  // the int8 dot products of the block formats' kernels
-#endif
-#if defined(__AMX_INT8__)
-  if (amx_usable()) isa += " AMX";  // the block formats' prefill tiles, where Linux grants them
-#endif
-#if defined(__AVX2__)
-  isa += " AVX2";
-#endif
-#if defined(__FMA__)
-  isa += " FMA";
-#endif
-#if defined(__F16C__)
-  isa += " F16C";
-#endif
-#if defined(__ARM_NEON)
-  isa += " NEON";
-#endif
+  isa += ", kernels ";
+  isa += isa_choice();
+  isa += ": matmul and attention, block-format prefill on ";
+  isa += quant_prefill_path();
   return isa;
 }
 
@@ -57,7 +40,7 @@ void describe_cpu_device(tsr_device_info* out) {
   std::snprintf(out->name, sizeof out->name, "cpu");
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::snprintf(out->description, sizeof out->description, "%s, %u thread%s",
-                compiled_isa().c_str(), threads, threads == 1 ? "" : "s");
+                kernel_isa().c_str(), threads, threads == 1 ? "" : "s");
   out->memory_bytes = physical_memory_bytes();
   out->host_visible = 1;
 }

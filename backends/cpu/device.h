@@ -28,12 +28,13 @@ class CpuDevice {
   std::string last_error_;
 };
 
-// Fills name "cpu", a description such as "x86-64 AVX2 FMA F16C, 2 threads" (the ISA
-// this build targets, and the default thread count) and the physical RAM.
+// Fills name "cpu", a description (kernel_isa() and the default thread count) and the
+// physical RAM.
 void describe_cpu_device(tsr_device_info* out);
 
-// The instruction-set extensions the kernels were compiled for, e.g. "x86-64 AVX2 FMA F16C".
-std::string compiled_isa();
+// Which copy of the optimised kernels runs and why (isa.h), and the block formats'
+// prefill path: "x86-64, kernels avx512: matmul and attention, block-format prefill on amx".
+std::string kernel_isa();
 
 // Physical RAM in bytes; 0 if unknown.
 uint64_t physical_memory_bytes();

@@ -112,7 +112,7 @@ constexpr std::array kSpecs = {
 constexpr auto make_descs() {
   std::array<tsr_kernel_desc, kSpecs.size()> descs{};
   for (size_t i = 0; i < kSpecs.size(); ++i) {
-    descs[i] = {kSpecs[i].op, kSpecs[i].dtype, 0, kSpecs[i].name, kSpecs[i].entry};
+    descs[i] = {kSpecs[i].op, kSpecs[i].dtype, 0, kSpecs[i].name, kSpecs[i].entry, nullptr};
   }
   return descs;
 }

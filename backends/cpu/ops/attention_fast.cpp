@@ -4,15 +4,19 @@
 // sum per head (online softmax). When there are fewer (token, KV head) pairs than
 // threads (decode), each token's keys are split across tasks and the partial softmaxes
 // merged (split-KV). ALiBi adds slope(head) * (key - pos) to each score.
+// Compiled once per instruction set (isa_target.h).
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "backends/cpu/device.h"
+#include "backends/cpu/isa_kernels.h"
 #include "backends/cpu/ops/attention.h"
+
+#include "backends/cpu/isa_target.h"
 #include "backends/cpu/ops/simd.h"
 
-namespace tessera::cpu {
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 namespace {
 
 using simd::F32x8;
@@ -280,8 +284,7 @@ void attention_split(ThreadPool& pool, const Problem& pb) {
 
 }  // namespace
 
-void attention_fast(CpuDevice& device, const tsr_op_call& call) {
-  const AttentionArgs a = check_attention(call);
+void attention_checked(CpuDevice& device, const AttentionArgs& a) {
   const Problem pb{a, CacheView(a.k_cache, a.p.head_dim), CacheView(a.v_cache, a.p.head_dim),
                    choose_splits(a, device.n_threads()), alibi_slopes(a.p)};
   if (pb.splits > 1) {
@@ -299,4 +302,6 @@ void attention_fast(CpuDevice& device, const tsr_op_call& call) {
   });
 }
 
-}  // namespace tessera::cpu
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
+
+#include "backends/cpu/isa_target_end.h"

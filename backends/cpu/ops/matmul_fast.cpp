@@ -2,17 +2,22 @@
 // matmul_quant.cpp). Decode (few rows of x) is memory-bound: stream each weight row once,
 // in order, dotting it with every row of x while it is in registers. Prefill (many rows)
 // converts a panel of weight rows to f32 once and reuses it across every row of x with
-// a register-tiled micro-kernel.
+// a register-tiled micro-kernel. Compiled once per instruction set (isa_target.h).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include <tessera/kit/dtype_traits.h>
+
 #include "backends/cpu/device.h"
+#include "backends/cpu/isa_kernels.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/matmul_quant.h"
+
+#include "backends/cpu/isa_target.h"
 #include "backends/cpu/ops/simd.h"
 
-namespace tessera::cpu {
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 namespace {
 
 using simd::F32x8;
@@ -202,11 +207,9 @@ void matmul_prefill(ThreadPool& pool, const MatmulArgs& a) {
 
 }  // namespace
 
-void matmul_fast(CpuDevice& device, const tsr_op_call& call) { matmul_checked(device, check_matmul(call)); }
-
 void matmul_checked(CpuDevice& device, const MatmulArgs& a) {
   if (a.n == 0 || a.m == 0) return;
-  if (is_block_format(a.w.dtype)) {
+  if (kit::dtype_traits(a.w.dtype).quantized) {
     matmul_quant(device.pool(), a);
   } else if (a.n <= kDecodeMaxX) {
     matmul_decode(device.pool(), a);
@@ -215,4 +218,6 @@ void matmul_checked(CpuDevice& device, const MatmulArgs& a) {
   }
 }
 
-}  // namespace tessera::cpu
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
+
+#include "backends/cpu/isa_target_end.h"

@@ -16,14 +16,19 @@
 #include <tessera/kit/dequantize.h>
 #include <tessera/kit/dtype_traits.h>
 
+#include <tessera/kit/half.h>
+#include <tessera/kit/quant_blocks.h>
+
 #include "backends/cpu/amx_support.h"
 #include "backends/cpu/ops/quant_activations.h"
+
+#include "backends/cpu/isa_target.h"
 #include "backends/cpu/ops/quant_amx.h"
 #include "backends/cpu/ops/quant_groups.h"
 #include "backends/cpu/ops/quant_panel.h"
 #include "backends/cpu/ops/simd.h"
 
-namespace tessera::cpu {
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 namespace {
 
 constexpr int64_t kGrainRows = 16;  // weight rows per task
@@ -70,7 +75,7 @@ inline __m256i dot_bytes(__m256i levels, __m256i xq) {
     u = _mm256_sign_epi8(levels, levels);
     s = _mm256_sign_epi8(xq, levels);
   }
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#if TESSERA_CPU_AVX512
   return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
 #else
   return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
@@ -79,7 +84,7 @@ inline __m256i dot_bytes(__m256i levels, __m256i xq) {
 
 inline float hsum(__m256 v) { return simd::hsum({v}); }
 
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#if TESSERA_CPU_AVX512
 constexpr bool kVnni = true;
 #else
 constexpr bool kVnni = false;
@@ -293,6 +298,12 @@ inline __m256i hadd4(const __m256i* q) {
   return _mm256_hadd_epi32(_mm256_hadd_epi32(q[0], q[1]), _mm256_hadd_epi32(q[2], q[3]));
 }
 
+// The four bytes of `four` as int32 lanes, twice: b0 b1 b2 b3 b0 b1 b2 b3. (A function,
+// not a lambda: g++ checks a lambda's vector return against the file's flags.)
+inline __m256i four_bytes_twice(uint32_t four) {
+  return _mm256_cvtepu8_epi32(_mm_set1_epi32(static_cast<int>(four)));
+}
+
 // The integer sums of one super-block of one weight row against x block t.xb:
 // isum lanes total sum_j scale_j * sum_i level_i q_i, and the return value is
 // sum_j min_j sum_i q_i.
@@ -305,9 +316,8 @@ inline int k_block_sums(const uint8_t* blk, const XTerms& t, __m256i* isum) {
     // order meet each scale twice, once per half.
     uint64_t sc, mn;
     F::scale_min_words(blk, &sc, &mn);
-    const auto twice = [](uint32_t four) { return _mm256_cvtepu8_epi32(_mm_set1_epi32(static_cast<int>(four))); };
-    *isum = _mm256_add_epi32(_mm256_mullo_epi32(hadd4(d), twice(static_cast<uint32_t>(sc))),
-                             _mm256_mullo_epi32(hadd4(d + 4), twice(static_cast<uint32_t>(sc >> 32))));
+    *isum = _mm256_add_epi32(_mm256_mullo_epi32(hadd4(d), four_bytes_twice(static_cast<uint32_t>(sc))),
+                             _mm256_mullo_epi32(hadd4(d + 4), four_bytes_twice(static_cast<uint32_t>(sc >> 32))));
     const __m128i m = _mm_cvtsi64_si128(static_cast<int64_t>(mn));
     const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m, m));  // each min for both halves
     const __m256i imin = _mm256_madd_epi16(mins16, t.sums16);
@@ -567,8 +577,6 @@ void rows_portable(const MatmulArgs& a, int64_t m_begin, int64_t m_end) {
 
 }  // namespace
 
-bool is_block_format(tsr_dtype dtype) { return kit::dtype_traits(dtype).quantized; }
-
 const char* quant_prefill_path() {
   switch (prefill_path()) {
     case PrefillPath::kAmx: return "amx";
@@ -585,4 +593,6 @@ void matmul_quant(ThreadPool& pool, const MatmulArgs& a) {
   pool.parallel_for(a.m, kGrainRows, [&](int64_t b, int64_t e) { rows_portable(a, b, e); });
 }
 
-}  // namespace tessera::cpu
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
+
+#include "backends/cpu/isa_target_end.h"

@@ -4,28 +4,33 @@
 // super-block (K formats). Weight rows are split across the pool's threads.
 //  - Decode (up to four rows of x): eight weight rows at a time, straight from the weight
 //    bytes, each thread streaming one contiguous share of the rows.
-//  - Prefill (more rows of x), where the build has AVX-512 VNNI: sixteen weight rows are
+//  - Prefill (more rows of x), in the avx512 copy (AVX-512 VNNI): sixteen weight rows are
 //    unpacked into a panel once and met by every row of x (quant_panel.h), sixteen rows
 //    of x per tile product where the processor has AMX int8 (quant_amx.h); the results
 //    equal the decode kernel's bit for bit. TESSERA_CPU_MATMUL=rows|vnni keeps prefill on
 //    the decode kernel or off the AMX tiles, to compare and test each path.
-// Portable builds fall back to the reference dequantisation and f32 dots.
+// Compiled once per instruction set (isa_target.h); "portable" falls back to the
+// reference dequantisation and f32 dots.
 #pragma once
-
-#include <cstdint>
 
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/thread_pool.h"
 
 namespace tessera::cpu {
 
-// Whether matmul_quant handles w's dtype (every block format).
-bool is_block_format(tsr_dtype dtype);
+// The prefill path of the variant in use: "amx", "vnni", "rows" or "portable".
+const char* quant_prefill_path();
 
-// The prefill path in use: "amx", "vnni", "rows" or "portable".
+}  // namespace tessera::cpu
+
+#if defined(TESSERA_CPU_ISA_NS)
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
+
+// This variant's prefill path.
 const char* quant_prefill_path();
 
 // out = x w^T for a block-format w and any number of rows of x.
 void matmul_quant(ThreadPool& pool, const MatmulArgs& a);
 
-}  // namespace tessera::cpu
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
+#endif

@@ -1,11 +1,14 @@
 // Activation quantisation for the block-format kernels; see quant_activations.h.
+// Compiled once per instruction set (isa_target.h).
 #include "backends/cpu/ops/quant_activations.h"
 
 #include <cmath>
 
 #include <tessera/kit/half.h>
 
-namespace tessera::cpu {
+#include "backends/cpu/isa_target.h"
+
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 namespace {
 
 float f16_round(float v) { return kit::f16_to_f32(kit::f32_to_f16(v)); }
@@ -74,4 +77,6 @@ void quantize_q8k_row(const float* x, int64_t K, Q8KBlock* out) {
   }
 }
 
-}  // namespace tessera::cpu
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
+
+#include "backends/cpu/isa_target_end.h"

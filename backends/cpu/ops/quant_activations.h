@@ -26,8 +26,13 @@ struct Q8KBlock {
   int16_t sums[16];  // sum of q over each 16
 };
 
-// One row of K values (K a multiple of 32, resp. 256) into blocks.
+}  // namespace tessera::cpu
+
+// One row of K values (K a multiple of 32, resp. 256) into blocks: compiled per
+// instruction set (isa_target.h), declared for the variant that includes this.
+#if defined(TESSERA_CPU_ISA_NS)
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 void quantize_q8_row(const float* x, int64_t K, Q8Block* out);
 void quantize_q8k_row(const float* x, int64_t K, Q8KBlock* out);
-
-}  // namespace tessera::cpu
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
+#endif

@@ -16,10 +16,10 @@
 
 #include "backends/cpu/ops/quant_panel.h"
 
-#if TESSERA_CPU_PANEL && defined(__AMX_TILE__) && defined(__AMX_INT8__)
+#if TESSERA_CPU_PANEL && defined(__x86_64__)
 #define TESSERA_CPU_AMX 1
 
-namespace tessera::cpu::amx {
+namespace tessera::cpu::TESSERA_CPU_ISA_NS::amx {
 
 constexpr int kRowsX = 16;  // rows of x per tile product
 
@@ -184,7 +184,7 @@ void dot_k(const uint8_t* panel, int64_t blocks, const Q8KBlock* x, int nx, floa
   }
 }
 
-}  // namespace tessera::cpu::amx
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::amx
 
 #else
 #define TESSERA_CPU_AMX 0

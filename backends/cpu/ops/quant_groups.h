@@ -6,19 +6,20 @@
 //    mins) of every half-chunk of 16, and the super-block's d (and dmin):
 //    value = d * scale * level - dmin * min.
 // The integer sums are exact; the float work per block mirrors how the dequantised value
-// is formed. Include only from kernel sources compiled with the same flags (simd.h).
+// is formed. Include only from kernel-variant sources (isa_target.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include <tessera/kit/quant_blocks.h>
+
 #include "backends/cpu/ops/simd.h"
 
 #if TESSERA_CPU_AVX2
-#include <tessera/kit/quant_blocks.h>
 
-namespace tessera::cpu::quant {
+namespace tessera::cpu::TESSERA_CPU_ISA_NS::quant {
 
 inline float half(const uint8_t* p) {
   uint16_t h;
@@ -267,5 +268,5 @@ constexpr bool is_k_format() {
   return requires(const uint8_t* b, int* v) { F::scales(b, v, v); };
 }
 
-}  // namespace tessera::cpu::quant
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::quant
 #endif

@@ -11,7 +11,7 @@
 //                                         isum_r += scale_{r,s} * (dpbusd(...) - bias * sum_s(x))
 // The integer sums equal those of the eight-row kernels in matmul_quant.cpp and the float
 // operations per block are the same, in the same order, so the outputs are equal too.
-// Include only from matmul_quant.cpp (the same compile flags as simd.h).
+// Include only from matmul_quant.cpp.
 #pragma once
 
 #include <algorithm>
@@ -22,10 +22,10 @@
 #include "backends/cpu/ops/quant_activations.h"
 #include "backends/cpu/ops/quant_groups.h"
 
-#if TESSERA_CPU_AVX2 && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#if TESSERA_CPU_AVX512
 #define TESSERA_CPU_PANEL 1
 
-namespace tessera::cpu::panel {
+namespace tessera::cpu::TESSERA_CPU_ISA_NS::panel {
 
 constexpr int kRows = 16;  // weight rows per panel, one int32 lane each
 constexpr int kTileX = 4;  // rows of x against the panel at once
@@ -224,7 +224,7 @@ void dot_k(const uint8_t* panel, int64_t blocks, const Q8KBlock* const* x, float
   for (int i = 0; i < NX; ++i) _mm512_mask_storeu_ps(out + i * ldo, mask, _mm512_add_ps(acc[i], summ[i]));
 }
 
-}  // namespace tessera::cpu::panel
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::panel
 
 #else
 #define TESSERA_CPU_PANEL 0

@@ -1,20 +1,28 @@
-// Eight-lane f32 vectors for the optimised kernels: AVX2/FMA/F16C intrinsics when the
-// build targets them, plain loops the compiler can vectorise for any other target.
-// Include only from kernel sources that all share the same compile flags.
+// Eight-lane f32 vectors for the optimised kernels: AVX2/FMA/F16C intrinsics where the
+// code targets them, plain loops the compiler can vectorise for any other target.
+// In a kernel-variant source (isa_target.h) they follow its level and live in its
+// namespace; elsewhere (the benchmarks) they follow the compiler's flags.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include <tessera/kit/half.h>
+
+#if defined(TESSERA_CPU_ISA_LEVEL)
+#include "backends/cpu/isa_target.h"
+#define TESSERA_CPU_SIMD_NS tessera::cpu::TESSERA_CPU_ISA_NS::simd
+#else
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define TESSERA_CPU_AVX2 1
 #include <immintrin.h>
 #else
 #define TESSERA_CPU_AVX2 0
-#include <tessera/kit/half.h>
+#endif
+#define TESSERA_CPU_SIMD_NS tessera::cpu::simd
 #endif
 
-namespace tessera::cpu::simd {
+namespace TESSERA_CPU_SIMD_NS {
 
 inline constexpr int kLanes = 8;
 
@@ -109,4 +117,4 @@ inline float f16_scalar(uint16_t h) { return tessera::kit::f16_to_f32(h); }
 
 #endif
 
-}  // namespace tessera::cpu::simd
+}  // namespace TESSERA_CPU_SIMD_NS

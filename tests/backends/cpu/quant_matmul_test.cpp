@@ -22,6 +22,7 @@
 
 #include "backends/cpu/amx_support.h"
 #include "backends/cpu/device.h"
+#include "backends/cpu/isa.h"
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/matmul_quant.h"
@@ -154,26 +155,22 @@ TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
 INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantPrefillRows, ::testing::ValuesIn(kFormats),
                          [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
-// The prefill path in use is the one TESSERA_CPU_MATMUL asks for, or by default the best
-// this build and processor have.
-TEST(QuantPrefillPath, IsTheRequestedOrTheBestPresent) {
+// The prefill path in use follows the kernels' instruction set (isa.h) and
+// TESSERA_CPU_MATMUL: portable dequantises, avx2 runs the decode kernel, avx512 the AMX
+// tiles where they are usable, else the VNNI panel, unless TESSERA_CPU_MATMUL asks for
+// rows or vnni.
+TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
   const char* env = std::getenv("TESSERA_CPU_MATMUL");
-  const std::string isa = compiled_isa();
-  const bool vnni = isa.find(" AVX512F") != std::string::npos && isa.find(" VNNI") != std::string::npos;
+  const std::string request = env == nullptr ? "" : env;
   std::string want;
-  if (env != nullptr && std::string(env) == "rows") {
-    if (isa.find(" AVX2") == std::string::npos) GTEST_SKIP() << "this build has no AVX2 (" << isa << ")";
-    want = "rows";
-  } else if (!vnni) {
-    GTEST_SKIP() << "this build has no AVX-512 VNNI (" << isa << "); prefill runs on " << quant_prefill_path();
-  } else if (env != nullptr && std::string(env) == "vnni") {
-    want = "vnni";
-  } else if (isa.find(" AMX") != std::string::npos) {
-    want = "amx";
-  } else {
-    GTEST_SKIP() << "AMX not in use (" << amx_status() << "); prefill runs on " << quant_prefill_path();
+  switch (isa_in_use()) {
+    case CpuIsa::kPortable: want = "portable"; break;
+    case CpuIsa::kAvx2: want = "rows"; break;
+    case CpuIsa::kAvx512:
+      want = request == "rows" ? "rows" : request == "vnni" ? "vnni" : amx_usable() ? "amx" : "vnni";
+      break;
   }
-  EXPECT_EQ(quant_prefill_path(), want);
+  EXPECT_EQ(quant_prefill_path(), want) << "kernels " << isa_choice() << ", AMX " << amx_status();
 }
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
