@@ -24,12 +24,16 @@ using simd::F32x8;
 using simd::kLanes;
 
 constexpr int64_t kDecodeMaxX = 4;    // up to this many rows of x take the decode path
+// Weight bytes read ahead of the ones being dotted in decode: the hardware prefetcher
+// alone left it waiting on memory (as in matmul_quant.cpp).
+constexpr int kPrefetchBytes = 2048;
 constexpr int64_t kPanelRows = 16;    // weight rows converted to f32 per prefill panel
 constexpr int kTileX = 4;             // micro-kernel: rows of x ...
 constexpr int kTileW = 2;             // ... times rows of the f32 weight panel
 
 // Element loaders for the row formats stored element by element.
 struct F32Format {
+  static constexpr int kBytes = 4;
   static F32x8 load8(const std::byte* row, int64_t k) {
     return simd::load(reinterpret_cast<const float*>(row) + k);
   }
@@ -38,6 +42,7 @@ struct F32Format {
   }
 };
 struct F16Format {
+  static constexpr int kBytes = 2;
   static F32x8 load8(const std::byte* row, int64_t k) {
     return simd::load_f16(reinterpret_cast<const uint16_t*>(row) + k);
   }
@@ -46,6 +51,7 @@ struct F16Format {
   }
 };
 struct BF16Format {
+  static constexpr int kBytes = 2;
   static F32x8 load8(const std::byte* row, int64_t k) {
     return simd::load_bf16(reinterpret_cast<const uint16_t*>(row) + k);
   }
@@ -68,7 +74,9 @@ void dot_row(const std::byte* w, const float* const* x, int64_t K, float* out, i
   for (int i = 0; i < NX; ++i)
     for (int u = 0; u < U; ++u) acc[i][u] = simd::zero();
   int64_t k = 0;
+  const char* bytes = reinterpret_cast<const char*>(w);
   for (; k + U * kLanes <= K; k += U * kLanes) {
+    for (int b = 0; b < U * kLanes * Format::kBytes; b += 64) __builtin_prefetch(bytes + k * Format::kBytes + b + kPrefetchBytes);
     for (int u = 0; u < U; ++u) {
       const F32x8 wv = Format::load8(w, k + u * kLanes);
       for (int i = 0; i < NX; ++i) acc[i][u] = simd::fma(wv, simd::load(x[i] + k + u * kLanes), acc[i][u]);
@@ -105,7 +113,8 @@ void matmul_decode(ThreadPool& pool, const MatmulArgs& a) {
   float* out = a.out.as<float>();
   const float* x[kDecodeMaxX];
   for (int64_t n = 0; n < a.n; ++n) x[n] = a.x.row<const float>(n);
-  pool.parallel_for(a.m, kGrainRows, [&](int64_t m_begin, int64_t m_end) {
+  const int64_t share = std::max(kGrainRows, (a.m + pool.size() - 1) / pool.size());
+  pool.parallel_for(a.m, share, [&](int64_t m_begin, int64_t m_end) {
     for (int64_t m = m_begin; m < m_end; ++m) {
       const std::byte* w = a.w.row<const std::byte>(m);
       switch (a.n) {
@@ -173,7 +182,7 @@ void tile_any(int nx, int nw, const float* const* x, const float* const* w, int6
 
 // Prefill: each task converts a panel of kPanelRows weight rows to f32 (F32 weights are
 // used in place) and multiplies every row of x by it, tile by tile.
-void matmul_prefill(ThreadPool& pool, const MatmulArgs& a) {
+[[maybe_unused]] void matmul_prefill(ThreadPool& pool, const MatmulArgs& a) {  // all but avx512
   const int64_t panels = (a.m + kPanelRows - 1) / kPanelRows;
   float* out = a.out.as<float>();
   pool.parallel_for(panels, 1, [&](int64_t p_begin, int64_t p_end) {
@@ -205,6 +214,85 @@ void matmul_prefill(ThreadPool& pool, const MatmulArgs& a) {
   });
 }
 
+#if TESSERA_CPU_AVX512
+// Prefill on AVX-512: a panel of kWideRows weight rows is packed k-major, [K][32] f32
+// (element k of panel row r at k * 32 + r), so one step of k loads the 32 rows' elements
+// as two vectors and meets each of kWideX rows of x through one broadcast: 12 of the 32
+// registers accumulate, no horizontal sums, and the sums land in out as they are (a row
+// of x by consecutive weight rows).
+constexpr int kWideRows = 32;
+constexpr int kWideX = 6;
+
+// panel[k * 32 + r] = w[m0 + r, k] for r < rows, 0 beyond. f16 and bf16 rows are first
+// converted into rows_f32 ([32][K]); the transpose then writes the panel in order.
+void pack_wide(const MatmulArgs& a, int64_t m0, int rows, float* rows_f32, float* panel) {
+  const float* src[kWideRows];
+  for (int r = 0; r < rows; ++r) {
+    if (a.w.dtype == TSR_DTYPE_F32) {
+      src[r] = a.w.row<const float>(m0 + r);
+    } else {
+      row_to_f32(a.w.dtype, a.w.row<const std::byte>(m0 + r), a.k, rows_f32 + r * a.k);
+      src[r] = rows_f32 + r * a.k;
+    }
+  }
+  for (int64_t k = 0; k < a.k; ++k) {
+    float* dst = panel + k * kWideRows;
+    for (int r = 0; r < rows; ++r) dst[r] = src[r][k];
+    for (int r = rows; r < kWideRows; ++r) dst[r] = 0.0f;
+  }
+}
+
+// out[i * ldo + r] = dot(x[i], panel row r) for i < NX, r < rows.
+template <int NX>
+void wide_tile(const float* const* x, const float* panel, int64_t K, float* out, int64_t ldo, int rows) {
+  __m512 acc[NX][2];
+  for (int i = 0; i < NX; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; ++k) {
+    const __m512 w0 = _mm512_loadu_ps(panel + k * kWideRows);
+    const __m512 w1 = _mm512_loadu_ps(panel + k * kWideRows + 16);
+    for (int i = 0; i < NX; ++i) {
+      const __m512 xb = _mm512_set1_ps(x[i][k]);
+      acc[i][0] = _mm512_fmadd_ps(xb, w0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(xb, w1, acc[i][1]);
+    }
+  }
+  const __mmask16 low = rows >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << rows) - 1);
+  const __mmask16 high = rows <= 16 ? 0 : rows >= 32 ? 0xFFFF : static_cast<__mmask16>((1u << (rows - 16)) - 1);
+  for (int i = 0; i < NX; ++i) {
+    _mm512_mask_storeu_ps(out + i * ldo, low, acc[i][0]);
+    _mm512_mask_storeu_ps(out + i * ldo + 16, high, acc[i][1]);
+  }
+}
+
+void matmul_prefill_wide(ThreadPool& pool, const MatmulArgs& a) {
+  const int64_t panels = (a.m + kWideRows - 1) / kWideRows;
+  float* out = a.out.as<float>();
+  pool.parallel_for(panels, 1, [&](int64_t p_begin, int64_t p_end) {
+    std::vector<float> panel(static_cast<size_t>(a.k * kWideRows));
+    std::vector<float> rows_f32(a.w.dtype == TSR_DTYPE_F32 ? 0 : static_cast<size_t>(a.k * kWideRows));
+    for (int64_t p = p_begin; p < p_end; ++p) {
+      const int64_t m0 = p * kWideRows;
+      const int rows = static_cast<int>(std::min<int64_t>(kWideRows, a.m - m0));
+      pack_wide(a, m0, rows, rows_f32.data(), panel.data());
+      for (int64_t n0 = 0; n0 < a.n; n0 += kWideX) {
+        const float* x[kWideX];
+        const int nx = static_cast<int>(std::min<int64_t>(kWideX, a.n - n0));
+        for (int i = 0; i < nx; ++i) x[i] = a.x.row<const float>(n0 + i);
+        float* o = out + n0 * a.m + m0;
+        switch (nx) {
+          case 1: wide_tile<1>(x, panel.data(), a.k, o, a.m, rows); break;
+          case 2: wide_tile<2>(x, panel.data(), a.k, o, a.m, rows); break;
+          case 3: wide_tile<3>(x, panel.data(), a.k, o, a.m, rows); break;
+          case 4: wide_tile<4>(x, panel.data(), a.k, o, a.m, rows); break;
+          case 5: wide_tile<5>(x, panel.data(), a.k, o, a.m, rows); break;
+          default: wide_tile<6>(x, panel.data(), a.k, o, a.m, rows); break;
+        }
+      }
+    }
+  });
+}
+#endif
+
 }  // namespace
 
 void matmul_checked(CpuDevice& device, const MatmulArgs& a) {
@@ -214,7 +302,11 @@ void matmul_checked(CpuDevice& device, const MatmulArgs& a) {
   } else if (a.n <= kDecodeMaxX) {
     matmul_decode(device.pool(), a);
   } else {
+#if TESSERA_CPU_AVX512
+    matmul_prefill_wide(device.pool(), a);
+#else
     matmul_prefill(device.pool(), a);
+#endif
   }
 }
 
