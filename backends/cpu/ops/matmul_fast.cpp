@@ -2,7 +2,9 @@
 // matmul_quant.cpp). Decode (few rows of x) is memory-bound: stream each weight row once,
 // in order, dotting it with every row of x while it is in registers. Prefill (many rows)
 // converts a panel of weight rows to f32 once and reuses it across every row of x with
-// a register-tiled micro-kernel. Compiled once per instruction set (isa_target.h).
+// a register-tiled micro-kernel: dot products over k in 8 lanes, or, in the avx512 copy,
+// a k-major panel of 32 rows met by broadcasts of x (matmul_prefill_wide). Compiled once
+// per instruction set (isa_target.h).
 #include <algorithm>
 #include <cstring>
 #include <vector>
