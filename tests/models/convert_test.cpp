@@ -150,7 +150,7 @@ INSTANTIATE_TEST_SUITE_P(Library, ConvertFixtureTest,
                          ::testing::Values("llama", "qwen2", "gpt2", "phi2", "gemma", "bloom", "gpt_neox", "mpt", "phi3",
                                            "olmo2", "starcoder2", "granite", "olmo", "smollm3", "cohere", "gemma2",
                                            "cohere2", "gptj", "nemotron", "falcon", "falcon-40b", "gpt_bigcode",
-                                           "exaone4", "glm4", "arcee", "mixtral", "qwen3_moe",
+                                           "exaone4", "glm4", "arcee", "mixtral", "qwen3_moe", "qwen2_moe",
                                            "internlm2"));
 
 TEST_F(ConvertTest, KeepLeavesBf16MatricesAndWidensVectorsToF32) {

@@ -116,7 +116,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"nemotron", "nemotron.tsr"}, Case{"falcon", "falcon.tsr"}, Case{"falcon-40b", "falcon.tsr"},
                       Case{"gpt_bigcode", "starcoder.tsr"}, Case{"exaone4", "exaone4.tsr"},
                       Case{"glm4", "glm4.tsr"}, Case{"arcee", "arcee.tsr"}, Case{"mixtral", "llama.tsr"},
-                      Case{"qwen3_moe", "qwen3_moe.tsr"}, Case{"internlm2", "internlm2.tsr"}),
+                      Case{"qwen3_moe", "qwen3_moe.tsr"}, Case{"qwen2_moe", "qwen2_moe.tsr"},
+                      Case{"internlm2", "internlm2.tsr"}),
     [](const ::testing::TestParamInfo<Case>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace

@@ -143,7 +143,8 @@ INSTANTIATE_TEST_SUITE_P(
                       LayoutCase{"falcon-40b", "falcon.tsr"}, LayoutCase{"gpt_bigcode", "starcoder.tsr"},
                       LayoutCase{"exaone4", "exaone4.tsr", "swa_pattern=2", "window=0"}, LayoutCase{"glm4", "glm4.tsr"},
                       LayoutCase{"arcee", "arcee.tsr"}, LayoutCase{"mixtral", "llama.tsr"},
-                      LayoutCase{"qwen3_moe", "qwen3_moe.tsr"}, LayoutCase{"internlm2", "internlm2.tsr"}),
+                      LayoutCase{"qwen3_moe", "qwen3_moe.tsr"}, LayoutCase{"qwen2_moe", "qwen2_moe.tsr"},
+                      LayoutCase{"internlm2", "internlm2.tsr"}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace
