@@ -26,9 +26,6 @@ using simd::F32x8;
 using simd::kLanes;
 
 constexpr int64_t kDecodeMaxX = 4;    // up to this many rows of x take the decode path
-// Weight bytes read ahead of the ones being dotted in decode: the hardware prefetcher
-// alone left it waiting on memory (as in matmul_quant.cpp).
-constexpr int kPrefetchBytes = 2048;
 constexpr int64_t kPanelRows = 16;    // weight rows converted to f32 per prefill panel
 constexpr int kTileX = 4;             // micro-kernel: rows of x ...
 constexpr int kTileW = 2;             // ... times rows of the f32 weight panel
@@ -78,7 +75,7 @@ void dot_row(const std::byte* w, const float* const* x, int64_t K, float* out, i
   int64_t k = 0;
   const char* bytes = reinterpret_cast<const char*>(w);
   for (; k + U * kLanes <= K; k += U * kLanes) {
-    for (int b = 0; b < U * kLanes * Format::kBytes; b += 64) __builtin_prefetch(bytes + k * Format::kBytes + b + kPrefetchBytes);
+    for (int b = 0; b < U * kLanes * Format::kBytes; b += 64) __builtin_prefetch(bytes + k * Format::kBytes + b + simd::kPrefetchBytes);
     for (int u = 0; u < U; ++u) {
       const F32x8 wv = Format::load8(w, k + u * kLanes);
       for (int i = 0; i < NX; ++i) acc[i][u] = simd::fma(wv, simd::load(x[i] + k + u * kLanes), acc[i][u]);

@@ -33,9 +33,7 @@ namespace {
 
 constexpr int64_t kGrainRows = 16;  // weight rows per task
 constexpr int kTileX = 4;           // rows of x dotted with each weight row at once
-// Weight bytes read ahead of the block being dotted: rows are short (a few hundred bytes)
-// and the hardware prefetcher alone left decode waiting on memory.
-constexpr int kPrefetchBytes = 2048;
+using simd::kPrefetchBytes;
 
 enum class PrefillPath { kPortable, kRows, kVnni, kAmx };
 

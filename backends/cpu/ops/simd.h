@@ -26,6 +26,11 @@ namespace TESSERA_CPU_SIMD_NS {
 
 inline constexpr int kLanes = 8;
 
+// Weight bytes the decode kernels read ahead of the ones being dotted: rows are short (a
+// few hundred bytes to a few KiB) and the hardware prefetcher alone left decode waiting
+// on memory.
+inline constexpr int kPrefetchBytes = 2048;
+
 #if TESSERA_CPU_AVX2
 
 struct F32x8 {
