@@ -36,4 +36,14 @@ void attention_fast(CpuDevice& device, const tsr_op_call& call) {
 
 const char* quant_prefill_path() { return isa_kernels().quant_prefill_path(); }
 
+void rms_norm_fast(CpuDevice& device, const tsr_op_call& call) {
+  isa_kernels().rms_norm(device, check_norm(call, "rms_norm", 2, 2));
+}
+
+void add_fast(CpuDevice& device, const tsr_op_call& call) { isa_kernels().add(device, check_binary_call(call, "add")); }
+
+void mul_fast(CpuDevice& device, const tsr_op_call& call) { isa_kernels().mul(device, check_binary_call(call, "mul")); }
+
+void swiglu_fast(CpuDevice& device, const tsr_op_call& call) { isa_kernels().swiglu(device, check_swiglu(call)); }
+
 }  // namespace tessera::cpu

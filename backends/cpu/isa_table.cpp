@@ -6,7 +6,8 @@
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 
-const IsaKernels kKernels = {&matmul_checked, &attention_checked, &quant_prefill_path};
+const IsaKernels kKernels = {&matmul_checked, &attention_checked, &quant_prefill_path, &rms_norm_checked,
+                             &add_checked,    &mul_checked,       &swiglu_checked};
 
 }  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
 

@@ -31,22 +31,37 @@ Unary check_unary(const tsr_op_call& call, const char* op) {
 // Runs out[r, c] = f(a[r, c], b[r, c] or b[c]) after checking the shapes.
 template <class F>
 void binary(const tsr_op_call& call, const char* op, F f) {
+  const BinaryArgs x = check_binary_call(call, op);
+  for (int64_t r = 0; r < x.rows; ++r) {
+    const float* b_row = x.broadcast ? x.b : x.b + r * x.cols;
+    for (int64_t c = 0; c < x.cols; ++c) x.out[r * x.cols + c] = f(x.a[r * x.cols + c], b_row[c]);
+  }
+}
+
+}  // namespace
+
+BinaryArgs check_binary_call(const tsr_op_call& call, const char* op) {
   expect_input_count(call, 2, 2, op);
   const TensorView a = input(call, 0, op, "a");
   const TensorView b = input(call, 1, op, "b");
   const TensorView out = output(call, op);
   const bool broadcast = kit::check_binary(a, b, out, op);
-  const int64_t rows = a.rows(), cols = a.cols();
-  const float* pa = a.as<const float>();
-  const float* pb = b.as<const float>();
-  float* po = out.as<float>();
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* b_row = broadcast ? pb : pb + r * cols;
-    for (int64_t c = 0; c < cols; ++c) po[r * cols + c] = f(pa[r * cols + c], b_row[c]);
-  }
+  return {a.as<const float>(), b.as<const float>(), out.as<float>(), a.rows(), a.cols(), broadcast};
 }
 
-}  // namespace
+SwigluArgs check_swiglu(const tsr_op_call& call) {
+  const char* op = "swiglu";
+  expect_input_count(call, 2, 2, op);
+  const TensorView gate = input(call, 0, op, "gate");  // [N, C]
+  const TensorView up = input(call, 1, op, "up");      // [N, C]
+  const TensorView out = output(call, op);             // [N, C]
+  expect_dtype(gate, TSR_DTYPE_F32, op, "gate");
+  expect_dtype(up, TSR_DTYPE_F32, op, "up");
+  expect_dtype(out, TSR_DTYPE_F32, op, "out");
+  expect_matrix(up, gate.rows(), gate.cols(), op, "up");
+  expect_matrix(out, gate.rows(), gate.cols(), op, "out");
+  return {gate.as<const float>(), up.as<const float>(), out.as<float>(), gate.elements()};
+}
 
 void add_ref(CpuDevice&, const tsr_op_call& call) {
   binary(call, "add", [](float a, float b) { return a + b; });
@@ -131,20 +146,8 @@ void clamp_ref(CpuDevice&, const tsr_op_call& call) {
 }
 
 void swiglu_ref(CpuDevice&, const tsr_op_call& call) {
-  const char* op = "swiglu";
-  expect_input_count(call, 2, 2, op);
-  const TensorView gate = input(call, 0, op, "gate");  // [N, C]
-  const TensorView up = input(call, 1, op, "up");      // [N, C]
-  const TensorView out = output(call, op);             // [N, C]
-  expect_dtype(gate, TSR_DTYPE_F32, op, "gate");
-  expect_dtype(up, TSR_DTYPE_F32, op, "up");
-  expect_dtype(out, TSR_DTYPE_F32, op, "out");
-  expect_matrix(up, gate.rows(), gate.cols(), op, "up");
-  expect_matrix(out, gate.rows(), gate.cols(), op, "out");
-  const float* g = gate.as<const float>();
-  const float* u = up.as<const float>();
-  float* o = out.as<float>();
-  for (int64_t i = 0; i < gate.elements(); ++i) o[i] = silu(g[i]) * u[i];
+  const SwigluArgs a = check_swiglu(call);
+  for (int64_t i = 0; i < a.n; ++i) a.out[i] = silu(a.gate[i]) * a.up[i];
 }
 
 }  // namespace tessera::cpu

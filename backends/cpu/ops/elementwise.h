@@ -8,6 +8,25 @@
 
 namespace tessera::cpu {
 
+// A checked ADD, MUL or SUB: a and out [rows, cols], b the same or [cols] (broadcast).
+struct BinaryArgs {
+  const float* a;
+  const float* b;
+  float* out;
+  int64_t rows, cols;
+  bool broadcast;
+};
+BinaryArgs check_binary_call(const tsr_op_call& call, const char* op);
+
+// A checked SWIGLU: gate, up and out of n elements each.
+struct SwigluArgs {
+  const float* gate;
+  const float* up;
+  float* out;
+  int64_t n;
+};
+SwigluArgs check_swiglu(const tsr_op_call& call);
+
 void add_ref(CpuDevice& device, const tsr_op_call& call);     // out = a + b
 void mul_ref(CpuDevice& device, const tsr_op_call& call);     // out = a * b
 void sub_ref(CpuDevice& device, const tsr_op_call& call);     // out = a - b
@@ -25,5 +44,12 @@ void softcap_ref(CpuDevice& device, const tsr_op_call& call);
 void affine_ref(CpuDevice& device, const tsr_op_call& call);
 // out = min(max(x, lo), hi) (tsr_clamp_params); fails unless lo <= hi.
 void clamp_ref(CpuDevice& device, const tsr_op_call& call);
+
+// ADD, MUL and SWIGLU multithreaded over large tensors and vectorised (the silu's
+// exponential to about 2 ulp); isa_dispatch.cpp runs the copy of the instruction set in
+// use. ADD and MUL give the reference's values exactly.
+void add_fast(CpuDevice& device, const tsr_op_call& call);
+void mul_fast(CpuDevice& device, const tsr_op_call& call);
+void swiglu_fast(CpuDevice& device, const tsr_op_call& call);
 
 }  // namespace tessera::cpu

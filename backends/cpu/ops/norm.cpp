@@ -7,18 +7,7 @@
 #include <tessera/kit/op_params.h>
 
 namespace tessera::cpu {
-namespace {
 
-struct NormArgs {
-  TensorView x, out;
-  const float* w = nullptr;     // the gain; null when absent (layer norm without parameters)
-  const float* bias = nullptr;  // layer norm only; null when absent
-  tsr_norm_params params{};
-  int64_t group = 0;            // columns per normalised vector: params.group, or C for 0
-};
-
-// The norm's call: x, then the weight (required unless min_inputs is 1), then the bias
-// (up to max_inputs), checked by the kit as every backend checks them.
 NormArgs check_norm(const tsr_op_call& call, const char* op, int min_inputs, int max_inputs) {
   expect_input_count(call, min_inputs, max_inputs, op);
   NormArgs a;
@@ -34,6 +23,8 @@ NormArgs check_norm(const tsr_op_call& call, const char* op, int min_inputs, int
   if (call.n_inputs > 2) a.bias = b.as<const float>();
   return a;
 }
+
+namespace {
 
 // The scale of column c of a group: w[c], or 1 + w[c] for weight_plus_one; 1 without w.
 float gain(const NormArgs& a, int64_t c) {

@@ -8,8 +8,23 @@
 
 namespace tessera::cpu {
 
+struct NormArgs {
+  TensorView x, out;
+  const float* w = nullptr;     // the gain; null when absent (layer norm without parameters)
+  const float* bias = nullptr;  // layer norm only; null when absent
+  tsr_norm_params params{};
+  int64_t group = 0;            // columns per normalised vector: params.group, or C for 0
+};
+
+// The norm's call: x, then the weight (required unless min_inputs is 1), then the bias
+// (up to max_inputs), checked by the kit as every backend checks them.
+NormArgs check_norm(const tsr_op_call& call, const char* op, int min_inputs, int max_inputs);
+
 // out = x / sqrt(mean(x^2) + eps) * (w or 1 + w). out may be x (in place).
 void rms_norm_ref(CpuDevice& device, const tsr_op_call& call);
+// The same, multithreaded over the rows and vectorised, the sum of squares in f32
+// (isa_dispatch.cpp runs the copy of the instruction set in use).
+void rms_norm_fast(CpuDevice& device, const tsr_op_call& call);
 
 // out = (x - mean) / sqrt(var + eps) * (w or 1 + w) + b; without w, no gain and no
 // bias. out may be x (in place).

@@ -1,5 +1,6 @@
-// ROPE reference kernel; angles are computed in double so the oracle stays accurate at
-// large positions.
+// ROPE kernels; angles are computed in double so the oracle stays accurate at large
+// positions. Each token's cos and sin are computed once for all its heads; the optimised
+// kernel is the reference over the threads, so the two agree bit for bit.
 #include "backends/cpu/ops/rope.h"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include <tessera/kit/op_params.h>
+
+#include "backends/cpu/device.h"
 
 namespace tessera::cpu {
 namespace {
@@ -77,55 +80,90 @@ std::optional<TensorView> freq_factors_input(const tsr_op_call& call, const tsr_
   return factors;
 }
 
-}  // namespace
+// A checked ROPE call and the angles' per-pair parts, shared by every token.
+struct RopeArgs {
+  TensorView x, pos, out;
+  tsr_rope_params p{};
+  std::vector<double> inv_freq;  // [n_rot / 2]
+  YarnMix yarn;
+};
 
-void rope_ref(CpuDevice&, const tsr_op_call& call) {
+RopeArgs check_rope(const tsr_op_call& call) {
   expect_input_count(call, 2, 3, kOp);
-  const TensorView x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
-  const TensorView pos = input(call, 1, kOp, "pos");  // [T] i32
-  const TensorView out = output(call, kOp);           // [T, n_heads * head_dim]
-  const auto& p = params_of<tsr_rope_params>(call, kOp);
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
+  RopeArgs a;
+  a.x = input(call, 0, kOp, "x");      // [T, n_heads * head_dim]
+  a.pos = input(call, 1, kOp, "pos");  // [T] i32
+  a.out = output(call, kOp);           // [T, n_heads * head_dim]
+  a.p = params_of<tsr_rope_params>(call, kOp);
+  const tsr_rope_params& p = a.p;
+  expect_dtype(a.x, TSR_DTYPE_F32, kOp, "x");
+  expect_dtype(a.pos, TSR_DTYPE_I32, kOp, "pos");
+  expect_dtype(a.out, TSR_DTYPE_F32, kOp, "out");
   kit::check_rope_params(p);
   const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
-  if (x.cols() != width) {
-    fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_heads * head_dim = " +
+  if (a.x.cols() != width) {
+    fail(kOp, "x has " + std::to_string(a.x.cols()) + " columns but n_heads * head_dim = " +
                   std::to_string(width));
   }
-  const int64_t n_tokens = x.rows();
-  expect_vector(pos, n_tokens, kOp, "pos");
-  expect_matrix(out, n_tokens, width, kOp, "out");
+  expect_vector(a.pos, a.x.rows(), kOp, "pos");
+  expect_matrix(a.out, a.x.rows(), width, kOp, "out");
   const std::optional<TensorView> factors = freq_factors_input(call, p);  // [n_rot / 2]
+  a.inv_freq = pair_frequencies(p, factors ? factors->as<const float>() : nullptr);
+  a.yarn = yarn_mix(p);
+  return a;
+}
 
+// Tokens [t_begin, t_end): each pair's cos and sin once per token, then every head.
+// cs holds n_rot values of scratch.
+void rope_tokens(const RopeArgs& a, int64_t t_begin, int64_t t_end, std::vector<double>& cs) {
+  const tsr_rope_params& p = a.p;
   const int half = p.n_rot / 2;
-  const std::vector<double> inv_freq = pair_frequencies(p, factors ? factors->as<const float>() : nullptr);
-  const YarnMix yarn = yarn_mix(p);
-
-  const int32_t* positions = pos.as<const int32_t>();
-  for (int64_t t = 0; t < n_tokens; ++t) {
+  cs.resize(static_cast<size_t>(2 * half));
+  const int32_t* positions = a.pos.as<const int32_t>();
+  for (int64_t t = t_begin; t < t_end; ++t) {
     const double scaled_pos = static_cast<double>(positions[t]) * p.freq_scale;
+    for (int i = 0; i < half; ++i) {
+      double angle = scaled_pos * a.inv_freq[i];
+      if (a.yarn.ramp[i] != 0.0) {  // only with YaRN: keeps ext_factor 0 bit-identical
+        const double original = static_cast<double>(positions[t]) * a.inv_freq[i];
+        angle = angle * (1.0 - a.yarn.ramp[i]) + original * a.yarn.ramp[i];
+      }
+      cs[2 * i] = std::cos(angle) * a.yarn.magnitude;
+      cs[2 * i + 1] = std::sin(angle) * a.yarn.magnitude;
+    }
     for (int h = 0; h < p.n_heads; ++h) {
-      const float* v = x.row<const float>(t) + static_cast<int64_t>(h) * p.head_dim;
-      float* o = out.row<float>(t) + static_cast<int64_t>(h) * p.head_dim;
+      const float* v = a.x.row<const float>(t) + static_cast<int64_t>(h) * p.head_dim;
+      float* o = a.out.row<float>(t) + static_cast<int64_t>(h) * p.head_dim;
       for (int d = p.n_rot; d < p.head_dim; ++d) o[d] = v[d];  // pass-through dims
       for (int i = 0; i < half; ++i) {
         // The two dims of pair i, by pairing.
         const int ia = p.pairing == TSR_ROPE_NEOX ? i : 2 * i;
         const int ib = p.pairing == TSR_ROPE_NEOX ? i + half : 2 * i + 1;
-        double angle = scaled_pos * inv_freq[i];
-        if (yarn.ramp[i] != 0.0) {  // only with YaRN: keeps ext_factor 0 bit-identical
-          const double original = static_cast<double>(positions[t]) * inv_freq[i];
-          angle = angle * (1.0 - yarn.ramp[i]) + original * yarn.ramp[i];
-        }
-        const double c = std::cos(angle) * yarn.magnitude, s = std::sin(angle) * yarn.magnitude;
-        const double a = v[ia], b = v[ib];
-        o[ia] = static_cast<float>(a * c - b * s);
-        o[ib] = static_cast<float>(a * s + b * c);
+        const double c = cs[2 * i], s = cs[2 * i + 1];
+        const double x0 = v[ia], x1 = v[ib];
+        o[ia] = static_cast<float>(x0 * c - x1 * s);
+        o[ib] = static_cast<float>(x0 * s + x1 * c);
       }
     }
   }
+}
+
+}  // namespace
+
+void rope_ref(CpuDevice&, const tsr_op_call& call) {
+  const RopeArgs a = check_rope(call);
+  std::vector<double> cs;
+  rope_tokens(a, 0, a.x.rows(), cs);
+}
+
+void rope_fast(CpuDevice& device, const tsr_op_call& call) {
+  const RopeArgs a = check_rope(call);
+  // A token is n_heads * head_dim elements and n_rot / 2 cos/sin pairs.
+  const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(a.x.cols(), 1));
+  device.pool().parallel_for(a.x.rows(), grain, [&](int64_t b, int64_t e) {
+    std::vector<double> cs;
+    rope_tokens(a, b, e, cs);
+  });
 }
 
 }  // namespace tessera::cpu

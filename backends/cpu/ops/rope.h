@@ -14,5 +14,7 @@ namespace tessera::cpu {
 //   interleaved pairs (v[2i], v[2i+1]), neox pairs (v[i], v[i + n_rot/2]);
 //   (a, b) -> (a cos - b sin, a sin + b cos). Dims from n_rot on pass through.
 void rope_ref(CpuDevice& device, const tsr_op_call& call);
+// The same values, the tokens spread over the threads.
+void rope_fast(CpuDevice& device, const tsr_op_call& call);
 
 }  // namespace tessera::cpu

@@ -4,6 +4,7 @@
 // namespace; elsewhere (the benchmarks) they follow the compiler's flags.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -58,6 +59,7 @@ inline F32x8 load_i8(const int8_t* p) {
 }
 inline F32x8 add(F32x8 a, F32x8 b) { return {_mm256_add_ps(a.v, b.v)}; }
 inline F32x8 mul(F32x8 a, F32x8 b) { return {_mm256_mul_ps(a.v, b.v)}; }
+inline F32x8 div(F32x8 a, F32x8 b) { return {_mm256_div_ps(a.v, b.v)}; }
 // a * b + c
 inline F32x8 fma(F32x8 a, F32x8 b, F32x8 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
 inline float hsum(F32x8 a) {
@@ -67,6 +69,29 @@ inline float hsum(F32x8 a) {
   return _mm_cvtss_f32(s);
 }
 inline float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
+inline F32x8 max(F32x8 a, F32x8 b) { return {_mm256_max_ps(a.v, b.v)}; }
+// e^x within about 2 ulp: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-7 polynomial
+// (Cephes' expf coefficients) and 2^n put in the exponent. 0 below -87 (where e^x would
+// be subnormal), so a score masked to -inf weighs exactly 0; NaN stays NaN.
+inline F32x8 exp(F32x8 a) {
+  const __m256 x0 = a.v;
+  const __m256 x = _mm256_max_ps(_mm256_min_ps(x0, _mm256_set1_ps(88.0f)), _mm256_set1_ps(-87.0f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);  // ln2 in two parts
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i pow2n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  __m256 y = _mm256_mul_ps(p, _mm256_castsi256_ps(pow2n));
+  y = _mm256_and_ps(y, _mm256_cmp_ps(x0, _mm256_set1_ps(-87.0f), _CMP_GE_OQ));
+  return {_mm256_blendv_ps(y, x0, _mm256_cmp_ps(x0, x0, _CMP_UNORD_Q))};
+}
 
 #else  // portable: fixed-width loops
 
@@ -109,6 +134,10 @@ inline F32x8 mul(F32x8 a, F32x8 b) {
   for (int i = 0; i < kLanes; ++i) a.v[i] *= b.v[i];
   return a;
 }
+inline F32x8 div(F32x8 a, F32x8 b) {
+  for (int i = 0; i < kLanes; ++i) a.v[i] /= b.v[i];
+  return a;
+}
 inline F32x8 fma(F32x8 a, F32x8 b, F32x8 c) {
   for (int i = 0; i < kLanes; ++i) c.v[i] += a.v[i] * b.v[i];
   return c;
@@ -119,6 +148,15 @@ inline float hsum(F32x8 a) {
   return s;
 }
 inline float f16_scalar(uint16_t h) { return tessera::kit::f16_to_f32(h); }
+inline F32x8 max(F32x8 a, F32x8 b) {
+  for (int i = 0; i < kLanes; ++i) a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+  return a;
+}
+// e^x; 0 below -87, as the AVX2 version.
+inline F32x8 exp(F32x8 a) {
+  for (int i = 0; i < kLanes; ++i) a.v[i] = a.v[i] >= -87.0f ? std::exp(a.v[i]) : (a.v[i] == a.v[i] ? 0.0f : a.v[i]);
+  return a;
+}
 
 #endif
 
