@@ -23,7 +23,7 @@ std::string kernel_isa() {
 #endif
   isa += ", kernels ";
   isa += isa_choice();
-  isa += ": matmul and attention, block-format prefill on ";
+  isa += ": matmul, attention, norm and element-wise; block-format prefill on ";
   isa += quant_prefill_path();
   return isa;
 }

@@ -33,7 +33,8 @@ class CpuDevice {
 void describe_cpu_device(tsr_device_info* out);
 
 // Which copy of the optimised kernels runs and why (isa.h), and the block formats'
-// prefill path: "x86-64, kernels avx512: matmul and attention, block-format prefill on amx".
+// prefill path: "x86-64, kernels avx512: matmul, attention, norm and element-wise; block-format
+// prefill on amx".
 std::string kernel_isa();
 
 // Physical RAM in bytes; 0 if unknown.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -456,67 +457,85 @@ void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_beg
 }
 
 #if TESSERA_CPU_PANEL
-#if TESSERA_CPU_AMX
-// Every row of x against the panel on the AMX tiles, sixteen at a time. A last group of
-// fewer comes from `tail`: those rows copied beside zero rows, as a tile always has sixteen.
-template <class F, class Block>
-void amx_rows(const uint8_t* panel, const QuantizedRows<Block>& qx, int64_t n, const std::vector<Block>& tail,
-              float* out, int64_t ldo, int rows) {
-  const auto dot = [&](const Block* x, int nx, float* o) {
-    if constexpr (quant::is_k_format<F>()) {
-      amx::dot_k<F>(panel, qx.per_row, x, nx, o, ldo, rows);
-    } else {
-      amx::dot_32<F>(panel, qx.per_row, x, nx, o, ldo, rows);
-    }
-  };
-  const int64_t whole = n / amx::kRowsX * amx::kRowsX;
-  for (int64_t i = 0; i < whole; i += amx::kRowsX) dot(qx.row(i), amx::kRowsX, out + i * ldo);
-  if (whole < n) dot(tail.data(), static_cast<int>(n - whole), out + whole * ldo);
-}
-#endif
+// Panels packed per group: enough that a tile of x, read once from the outer caches, is
+// dotted with many panels, few enough that the group stays in L2 (x of a long row is
+// megabytes; the row loop ran over all of it again for every panel).
+constexpr int64_t kGroupBytes = 1 << 20;
+constexpr int64_t kMaxGroupPanels = 8;
 
-// Weight rows [m_begin, m_end) against every row of x: sixteen rows are unpacked into a
-// panel (quant_panel.h), then met by every row of x, on the AMX tiles or panel::kTileX
-// rows at a time with vpdpbusd.
+// Weight rows [m_begin, m_end) against every row of x: groups of up to kMaxGroupPanels
+// panels of sixteen rows are unpacked (quant_panel.h), then every tile of x meets each
+// panel of the group, on the AMX tiles (sixteen rows of x) or panel::kTileX rows at a
+// time with vpdpbusd.
 template <class F, class Block>
 void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_begin, int64_t m_end, bool amx) {
-  // One panel per task (not thread_local: a thread_local with a destructor would keep the
+  const int64_t panel_size = qx.per_row * panel::Layout<F>::kBytes;
+  const int64_t group = std::clamp<int64_t>(kGroupBytes / panel_size, 1, kMaxGroupPanels);
+  // One buffer per task (not thread_local: a thread_local with a destructor would keep the
   // plugin from unloading until the thread ends).
-  std::vector<uint8_t> panel_bytes(static_cast<size_t>(qx.per_row * panel::Layout<F>::kBytes));
+  std::vector<uint8_t> panels(static_cast<size_t>(group * panel_size));
   float* out = a.out.as<float>();
   const int64_t row_bytes = a.w.row_bytes();
 #if TESSERA_CPU_AMX
-  if (amx) {
-    std::vector<Block> tail;
-    if (const int64_t whole = a.n / amx::kRowsX * amx::kRowsX; whole < a.n) {
-      tail.assign(static_cast<size_t>(amx::kRowsX * qx.per_row), Block{});
-      std::copy(qx.row(whole), qx.row(a.n), tail.begin());
-    }
-    const amx::Tiles<quant::is_k_format<F>() ? panel::sub_elems<F>() : 32> tiles;
-    for (int64_t m = m_begin; m < m_end; m += panel::kRows) {
-      const int rows = static_cast<int>(std::min<int64_t>(panel::kRows, m_end - m));
-      panel::pack<F, false>(a.w.as<const uint8_t>() + m * row_bytes, row_bytes, rows, qx.per_row, panel_bytes.data());
-      amx_rows<F>(panel_bytes.data(), qx, a.n, tail, out + m, a.m, rows);
-    }
-    return;
+  // A last tile of fewer than sixteen rows of x: those rows copied beside zero rows.
+  std::vector<Block> tail;
+  const int64_t whole = a.n / amx::kRowsX * amx::kRowsX;
+  if (amx && whole < a.n) {
+    tail.assign(static_cast<size_t>(amx::kRowsX * qx.per_row), Block{});
+    std::copy(qx.row(whole), qx.row(a.n), tail.begin());
   }
-#endif
+  std::optional<amx::Tiles<quant::is_k_format<F>() ? panel::sub_elems<F>() : 32>> tiles;
+  if (amx) tiles.emplace();
+#else
   (void)amx;
-  for (int64_t m = m_begin; m < m_end; m += panel::kRows) {
-    const int rows = static_cast<int>(std::min<int64_t>(panel::kRows, m_end - m));
-    panel::pack<F>(a.w.as<const uint8_t>() + m * row_bytes, row_bytes, rows, qx.per_row, panel_bytes.data());
+#endif
+  for (int64_t m0 = m_begin; m0 < m_end; m0 += group * panel::kRows) {
+    const int64_t n_panels = std::min(group, (m_end - m0 + panel::kRows - 1) / panel::kRows);
+    int rows[kMaxGroupPanels];
+    for (int64_t p = 0; p < n_panels; ++p) {
+      const int64_t m = m0 + p * panel::kRows;
+      rows[p] = static_cast<int>(std::min<int64_t>(panel::kRows, m_end - m));
+      const uint8_t* w = a.w.as<const uint8_t>() + m * row_bytes;
+      uint8_t* panel = panels.data() + p * panel_size;
+      if (amx) {
+        panel::pack<F, false>(w, row_bytes, rows[p], qx.per_row, panel);  // AMX takes the levels unbiased
+      } else {
+        panel::pack<F>(w, row_bytes, rows[p], qx.per_row, panel);
+      }
+    }
+#if TESSERA_CPU_AMX
+    if (amx) {
+      for (int64_t i = 0; i < a.n; i += amx::kRowsX) {
+        const Block* x = i < whole ? qx.row(i) : tail.data();
+        const int nx = static_cast<int>(std::min<int64_t>(amx::kRowsX, a.n - i));
+        for (int64_t p = 0; p < n_panels; ++p) {
+          const uint8_t* panel = panels.data() + p * panel_size;
+          float* o = out + i * a.m + m0 + p * panel::kRows;
+          if constexpr (quant::is_k_format<F>()) {
+            amx::dot_k<F>(panel, qx.per_row, x, nx, o, a.m, rows[p]);
+          } else {
+            amx::dot_32<F>(panel, qx.per_row, x, nx, o, a.m, rows[p]);
+          }
+        }
+      }
+      continue;
+    }
+#endif
     for (int64_t n0 = 0; n0 < a.n; n0 += panel::kTileX) {
       const Block* x[panel::kTileX];
       const int nx = static_cast<int>(std::min<int64_t>(panel::kTileX, a.n - n0));
       for (int i = 0; i < nx; ++i) x[i] = qx.row(n0 + i);
-      float* o = out + n0 * a.m + m;
-      with_tile(nx, [&]<int NX>() {
-        if constexpr (quant::is_k_format<F>()) {
-          panel::dot_k<F, NX>(panel_bytes.data(), qx.per_row, x, o, a.m, rows);
-        } else {
-          panel::dot_32<F, NX>(panel_bytes.data(), qx.per_row, x, o, a.m, rows);
-        }
-      });
+      for (int64_t p = 0; p < n_panels; ++p) {
+        const uint8_t* panel = panels.data() + p * panel_size;
+        float* o = out + n0 * a.m + m0 + p * panel::kRows;
+        with_tile(nx, [&]<int NX>() {
+          if constexpr (quant::is_k_format<F>()) {
+            panel::dot_k<F, NX>(panel, qx.per_row, x, o, a.m, rows[p]);
+          } else {
+            panel::dot_32<F, NX>(panel, qx.per_row, x, o, a.m, rows[p]);
+          }
+        });
+      }
     }
   }
 }

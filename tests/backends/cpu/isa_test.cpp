@@ -30,7 +30,9 @@ TEST(CpuIsa, InUseIsTheRequestedLevelOrTheBestPresent) {
   }
   EXPECT_EQ(isa_in_use(), want) << isa_choice();
   EXPECT_EQ(isa_choice().rfind(isa_name(want), 0), 0u) << isa_choice();
-  if (env != nullptr && *env != '\0') EXPECT_NE(isa_choice().find(std::string("TESSERA_CPU_ISA=") + env), std::string::npos);
+  if (env != nullptr && *env != '\0') {
+    EXPECT_NE(isa_choice().find(std::string("TESSERA_CPU_ISA=") + env), std::string::npos);
+  }
 }
 
 TEST(CpuIsa, LevelsAreNamedAsTheSwitchSpellsThem) {
