@@ -48,6 +48,57 @@ void add_scaled(float* y, float w, const float* x, int64_t n) {
   for (; i < n; ++i) y[i] += w * x[i];
 }
 
+// scores[j] = q . k[j] for n_keys keys, eight at a time: eight dot products side by side,
+// reduced together.
+void score_keys(const float* q, const float* const* k, int64_t n_keys, int64_t hd, float* scores) {
+  int64_t j = 0;
+  for (; j + kLanes <= n_keys; j += kLanes) {
+    F32x8 acc[kLanes];
+    for (auto& v : acc) v = simd::zero();
+    int64_t d = 0;
+    for (; d + kLanes <= hd; d += kLanes) {
+      const F32x8 qv = simd::load(q + d);
+      for (int jj = 0; jj < kLanes; ++jj) acc[jj] = simd::fma(qv, simd::load(k[j + jj] + d), acc[jj]);
+    }
+    simd::store(scores + j, simd::hsum8(acc));
+    for (; d < hd; ++d) {
+      for (int jj = 0; jj < kLanes; ++jj) scores[j + jj] += q[d] * k[j + jj][d];
+    }
+  }
+  for (; j < n_keys; ++j) scores[j] = dot(q, k[j], hd);
+}
+
+// acc[0:hd] += sum_j w[j] v[j][0:hd], the accumulators in registers across the keys.
+void accumulate_values(float* acc, const float* w, const float* const* v, int64_t n_keys, int64_t hd) {
+  int64_t d = 0;
+  for (; d + 4 * kLanes <= hd; d += 4 * kLanes) {
+    F32x8 a0 = simd::load(acc + d), a1 = simd::load(acc + d + kLanes);
+    F32x8 a2 = simd::load(acc + d + 2 * kLanes), a3 = simd::load(acc + d + 3 * kLanes);
+    for (int64_t j = 0; j < n_keys; ++j) {
+      const F32x8 wj = simd::broadcast(w[j]);
+      const float* vj = v[j] + d;
+      a0 = simd::fma(wj, simd::load(vj), a0);
+      a1 = simd::fma(wj, simd::load(vj + kLanes), a1);
+      a2 = simd::fma(wj, simd::load(vj + 2 * kLanes), a2);
+      a3 = simd::fma(wj, simd::load(vj + 3 * kLanes), a3);
+    }
+    simd::store(acc + d, a0);
+    simd::store(acc + d + kLanes, a1);
+    simd::store(acc + d + 2 * kLanes, a2);
+    simd::store(acc + d + 3 * kLanes, a3);
+  }
+  for (; d + kLanes <= hd; d += kLanes) {
+    F32x8 a = simd::load(acc + d);
+    for (int64_t j = 0; j < n_keys; ++j) a = simd::fma(simd::broadcast(w[j]), simd::load(v[j] + d), a);
+    simd::store(acc + d, a);
+  }
+  for (; d < hd; ++d) {
+    float t = acc[d];
+    for (int64_t j = 0; j < n_keys; ++j) t += w[j] * v[j][d];
+    acc[d] = t;
+  }
+}
+
 // Softmax state of one query head over a key range: out = acc / sum, with every weight
 // taken relative to max.
 struct HeadState {
@@ -62,11 +113,13 @@ struct Scratch {
   std::vector<float> acc;           // [group, head_dim], unnormalised output
   std::vector<float> scores;        // [group, kKeyChunk]
   std::vector<float> max, sum;      // [group]
-  std::vector<float> k_row, v_row;  // [head_dim] f16 / q8_0 conversions
-  std::vector<int64_t> rows;        // [kKeyChunk] cache rows of the chunk's keys
+  std::vector<float> k_chunk, v_chunk;        // [kKeyChunk, head_dim] f16 / q8_0 conversions
+  std::vector<const float*> k_rows, v_rows;   // [kKeyChunk] the chunk's keys and values as f32
+  std::vector<int64_t> rows;                  // [kKeyChunk] cache rows of the chunk's keys
   Scratch(int group, int64_t hd)
       : q(group * hd), acc(group * hd), scores(group * kKeyChunk), max(group), sum(group),
-        k_row(hd), v_row(hd), rows(kKeyChunk) {}
+        k_chunk(kKeyChunk * hd), v_chunk(kKeyChunk * hd), k_rows(kKeyChunk), v_rows(kKeyChunk),
+        rows(kKeyChunk) {}
 };
 
 struct Problem {
@@ -100,15 +153,24 @@ void attend_range(const Problem& pb, int64_t t, int kv_head, int64_t key_begin, 
   for (int64_t p0 = key_begin; p0 < key_end; p0 += kKeyChunk) {
     const int64_t n_keys = std::min(kKeyChunk, key_end - p0);
     for (int64_t j = 0; j < n_keys; ++j) s.rows[j] = a.cache_row(t, p0 + j);
-    // scores[g, j] = (scale q_g) . k_{p0 + j}, softcapped.
+    // The chunk's K and V rows as f32: in place for an f32 cache, converted otherwise.
     for (int64_t j = 0; j < n_keys; ++j) {
-      if (j + kPrefetchKeys < n_keys) pb.k.prefetch(s.rows[j + kPrefetchKeys], kv_head);
-      const float* k = pb.k.span(s.rows[j], kv_head, hd, s.k_row.data());
-      for (int g = 0; g < g_count; ++g) {
-        float score = dot(s.q.data() + g * hd, k, hd);
-        if (softcap > 0.0f) score = softcap * std::tanh(score / softcap);
-        if (slopes) score += slopes[g] * static_cast<float>(p0 + j - position);
-        s.scores[g * kKeyChunk + j] = score;
+      if (j + kPrefetchKeys < n_keys) {
+        pb.k.prefetch(s.rows[j + kPrefetchKeys], kv_head);
+        pb.v.prefetch(s.rows[j + kPrefetchKeys], kv_head);
+      }
+      s.k_rows[j] = pb.k.span(s.rows[j], kv_head, hd, s.k_chunk.data() + j * hd);
+      s.v_rows[j] = pb.v.span(s.rows[j], kv_head, hd, s.v_chunk.data() + j * hd);
+    }
+    // scores[g, j] = (scale q_g) . k_{p0 + j}, softcapped, plus ALiBi.
+    for (int g = 0; g < g_count; ++g) {
+      float* sc = s.scores.data() + g * kKeyChunk;
+      score_keys(s.q.data() + g * hd, s.k_rows.data(), n_keys, hd, sc);
+      if (softcap > 0.0f) {
+        for (int64_t j = 0; j < n_keys; ++j) sc[j] = softcap * std::tanh(sc[j] / softcap);
+      }
+      if (slopes) {
+        for (int64_t j = 0; j < n_keys; ++j) sc[j] += slopes[g] * static_cast<float>(p0 + j - position);
       }
     }
     // New running max per head; rescale what was accumulated under the old one.
@@ -134,10 +196,8 @@ void attend_range(const Problem& pb, int64_t t, int kv_head, int64_t key_begin, 
       }
     }
     // acc_g += weight[g, j] * v_{p0 + j}
-    for (int64_t j = 0; j < n_keys; ++j) {
-      if (j + kPrefetchKeys < n_keys) pb.v.prefetch(s.rows[j + kPrefetchKeys], kv_head);
-      const float* v = pb.v.span(s.rows[j], kv_head, hd, s.v_row.data());
-      for (int g = 0; g < g_count; ++g) add_scaled(s.acc.data() + g * hd, s.scores[g * kKeyChunk + j], v, hd);
+    for (int g = 0; g < g_count; ++g) {
+      accumulate_values(s.acc.data() + g * hd, s.scores.data() + g * kKeyChunk, s.v_rows.data(), n_keys, hd);
     }
   }
 }

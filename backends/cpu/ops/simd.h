@@ -70,6 +70,14 @@ inline float hsum(F32x8 a) {
 }
 inline float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
 inline F32x8 max(F32x8 a, F32x8 b) { return {_mm256_max_ps(a.v, b.v)}; }
+// Lane i of the result = hsum(v[i]): eight horizontal sums at once.
+inline F32x8 hsum8(const F32x8* v) {
+  const __m256 t0 = _mm256_hadd_ps(v[0].v, v[1].v), t1 = _mm256_hadd_ps(v[2].v, v[3].v);
+  const __m256 t2 = _mm256_hadd_ps(v[4].v, v[5].v), t3 = _mm256_hadd_ps(v[6].v, v[7].v);
+  const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
+  // u0 = [sums of v0..v3 over the low halves | ... over the high halves], u1 for v4..v7
+  return {_mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31))};
+}
 // e^x within about 2 ulp: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-7 polynomial
 // (Cephes' expf coefficients) and 2^n put in the exponent. 0 below -87 (where e^x would
 // be subnormal), so a score masked to -inf weighs exactly 0; NaN stays NaN.
@@ -151,6 +159,11 @@ inline float f16_scalar(uint16_t h) { return tessera::kit::f16_to_f32(h); }
 inline F32x8 max(F32x8 a, F32x8 b) {
   for (int i = 0; i < kLanes; ++i) a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
   return a;
+}
+inline F32x8 hsum8(const F32x8* v) {
+  F32x8 r;
+  for (int i = 0; i < kLanes; ++i) r.v[i] = hsum(v[i]);
+  return r;
 }
 // e^x; 0 below -87, as the AVX2 version.
 inline F32x8 exp(F32x8 a) {
