@@ -54,17 +54,28 @@ void BM_MemoryRead(benchmark::State& state) {
   const int64_t blocks = n / 4096;
   for (auto _ : state) {
     std::vector<float> sums(static_cast<size_t>(blocks));
+    // Each task reads the four quarters of its blocks side by side, as the decode
+    // kernels do: four streams per thread.
     device.pool().parallel_for(blocks, 1024, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
+      const int64_t part = (b1 - b0) / 4;
+      for (int64_t j = 0; j < part; ++j) {
         simd::F32x8 a0 = simd::zero(), a1 = simd::zero(), a2 = simd::zero(), a3 = simd::zero();
-        const float* p = data + b * 4096;
-        for (int i = 0; i < 4096; i += 32) {
-          a0 = simd::add(a0, simd::load(p + i));
-          a1 = simd::add(a1, simd::load(p + i + 8));
-          a2 = simd::add(a2, simd::load(p + i + 16));
-          a3 = simd::add(a3, simd::load(p + i + 24));
+        const float* p0 = data + (b0 + j) * 4096;
+        const float* p1 = data + (b0 + part + j) * 4096;
+        const float* p2 = data + (b0 + 2 * part + j) * 4096;
+        const float* p3 = data + (b0 + 3 * part + j) * 4096;
+        for (int i = 0; i < 4096; i += 8) {
+          a0 = simd::add(a0, simd::load(p0 + i));
+          a1 = simd::add(a1, simd::load(p1 + i));
+          a2 = simd::add(a2, simd::load(p2 + i));
+          a3 = simd::add(a3, simd::load(p3 + i));
         }
-        sums[b] = simd::hsum(simd::add(simd::add(a0, a1), simd::add(a2, a3)));
+        sums[b0 + j] = simd::hsum(simd::add(simd::add(a0, a1), simd::add(a2, a3)));
+      }
+      for (int64_t b = b0 + 4 * part; b < b1; ++b) {
+        simd::F32x8 a = simd::zero();
+        for (int i = 0; i < 4096; i += 8) a = simd::add(a, simd::load(data + b * 4096 + i));
+        sums[b] = simd::hsum(a);
       }
     });
     benchmark::DoNotOptimize(sums.data());
