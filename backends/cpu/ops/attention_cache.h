@@ -1,6 +1,7 @@
-// The KV cache of ATTENTION as the optimised kernels read it (attention_fast.cpp,
-// attention_tiled.cpp): raw pointers, a head's row as f32 whatever the cache dtype, and
-// the ALiBi slopes. An ISA-specific header (isa_target.h): include it after the target.
+// What the optimised ATTENTION kernels (attention_fast.cpp, attention_tiled.cpp) share:
+// the KV cache through raw pointers (a head's row as f32 whatever the cache dtype), the
+// ALiBi slopes, and the online-softmax step on a row of scores. An ISA-specific header
+// (isa_target.h): include it after the target.
 #pragma once
 
 #include <algorithm>
@@ -81,6 +82,19 @@ inline std::vector<float> alibi_slopes(const tsr_attention_params& p) {
   if (p.alibi_max_bias == 0.0f) return slopes;
   for (int h = 0; h < p.n_heads; ++h) slopes.push_back(static_cast<float>(alibi_slope(p, h)));
   return slopes;
+}
+
+// Online softmax over a row of n scores (n a multiple of the lanes; padding holds -inf):
+// the scores become weights e^(s - new_max), in place; returns their sum.
+inline float exp_weights(float* scores, int64_t n, float new_max) {
+  const simd::F32x8 shift = simd::broadcast(-new_max);
+  simd::F32x8 sum = simd::zero();
+  for (int64_t j = 0; j < n; j += simd::kLanes) {
+    const simd::F32x8 w = simd::exp(simd::add(simd::load(scores + j), shift));
+    simd::store(scores + j, w);
+    sum = simd::add(sum, w);
+  }
+  return simd::hsum(sum);
 }
 
 }  // namespace tessera::cpu::TESSERA_CPU_ISA_NS

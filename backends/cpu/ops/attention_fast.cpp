@@ -181,14 +181,7 @@ void attend_range(const Problem& pb, int64_t t, int kv_head, int64_t key_begin, 
       std::fill(sc + n_keys, sc + n_padded, -INFINITY);
       const float new_max = std::max(s.max[g], *std::max_element(sc, sc + n_keys));
       const float correction = std::exp(s.max[g] - new_max);  // 0 on the first chunk
-      const F32x8 shift = simd::broadcast(-new_max);
-      F32x8 chunk_sum = simd::zero();
-      for (int64_t j = 0; j < n_padded; j += kLanes) {
-        const F32x8 w = simd::exp(simd::add(simd::load(sc + j), shift));
-        simd::store(sc + j, w);
-        chunk_sum = simd::add(chunk_sum, w);
-      }
-      s.sum[g] = s.sum[g] * correction + simd::hsum(chunk_sum);
+      s.sum[g] = s.sum[g] * correction + exp_weights(sc, n_padded, new_max);
       s.max[g] = new_max;
       if (correction != 1.0f) {
         float* acc = s.acc.data() + g * hd;

@@ -37,12 +37,17 @@ struct TokenRun {
   int64_t begin, end;
 };
 
-// Cuts the tokens into runs of one sequence, at most `max_tokens` long.
+// Cuts the tokens into runs of consecutive positions of one sequence, at most
+// `max_tokens` long. Consecutive, so every key between the run's first and last visible
+// one is visible to some token of it: a block-table entry the argument checks did not
+// see (a gap under a window) is never read.
 std::vector<TokenRun> token_runs(const AttentionArgs& a, int64_t max_tokens) {
   std::vector<TokenRun> runs;
   const int32_t* seq = a.seq.as<const int32_t>();
+  const int32_t* pos = a.pos.as<const int32_t>();
   for (int64_t t = 0; t < a.n_tokens; ++t) {
-    if (runs.empty() || seq[t] != seq[runs.back().begin] || t - runs.back().begin == max_tokens) {
+    if (runs.empty() || seq[t] != seq[runs.back().begin] || pos[t] != pos[t - 1] + 1 ||
+        t - runs.back().begin == max_tokens) {
       runs.push_back({t, t + 1});
     } else {
       runs.back().end = t + 1;
@@ -175,14 +180,7 @@ void softmax_row(const AttentionArgs& a, Tile& t, int64_t r, float slope, int64_
   }
   const float new_max = std::max(t.max[r], chunk_max);
   const float correction = std::exp(t.max[r] - new_max);  // 0 on the row's first chunk
-  const F32x8 shift = simd::broadcast(-new_max);
-  F32x8 vsum = simd::zero();
-  for (int64_t j = 0; j < kKeyChunk; j += kLanes) {
-    const F32x8 w = simd::exp(simd::add(simd::load(s + j), shift));
-    simd::store(s + j, w);
-    vsum = simd::add(vsum, w);
-  }
-  t.sum[r] = t.sum[r] * correction + simd::hsum(vsum);
+  t.sum[r] = t.sum[r] * correction + exp_weights(s, kKeyChunk, new_max);
   t.max[r] = new_max;
   if (correction != 1.0f) {
     const F32x8 c = simd::broadcast(correction);

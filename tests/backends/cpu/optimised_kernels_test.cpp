@@ -190,6 +190,9 @@ std::vector<OpCase> op_cases() {
       {"decode_gqa_2seqs", {8, 2, 20, 4, 2, 23, 1}},
       {"prefill_gqa", {8, 2, 20, 4, 2, 33, 17}},
       {"prefill_100", {4, 2, 8, 16, 1, 100, 100}},
+      // Prefill tiles: runs of 16 tokens, key chunks of 64, a window across both.
+      {"prefill_tiles_window", {6, 2, 64, 16, 2, 300, 150, 70}},
+      {"prefill_tiles_softcap_alibi", {8, 1, 32, 16, 1, 200, 130, 0, 30.0f, 8.0f}},
       {"mqa_window_softcap", {6, 1, 32, 8, 1, 70, 7, 5, 30.0f}},
       {"odd_head_dim", {3, 3, 5, 3, 3, 10, 4}},
       // Few (token, KV head) pairs and long contexts: the split-KV path.
