@@ -456,6 +456,39 @@ void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_beg
   }
 }
 
+// Decode (at most kTileX rows of x) for the 32-element formats over weight rows
+// [m_begin, m_end): eight rows an eighth of the range apart go through dot_8rows_32
+// together (its row stride is that distance), so the thread reads eight sequential
+// streams of DRAM side by side instead of one; row r's sums do not depend on which rows
+// share its call. The rows left over go one by one. Measured, 2 threads: TinyLlama-shaped
+// q8_0 decode 15-16 -> 19-20 tok/s, SmolLM2 Q4_1 111-115 -> 127-138, q4_0 unchanged
+// (its unpacking, not memory, is the limit); the K formats got slower (their scales are
+// gathered across the eight rows), so they keep run_rows.
+template <class F>
+void run_rows_far(const MatmulArgs& a, const QuantizedRows<Q8Block>& qx, int64_t m_begin, int64_t m_end) {
+  float* out = a.out.as<float>();
+  const int64_t row_bytes = a.w.row_bytes();
+  const auto* w0 = a.w.as<const uint8_t>();
+  const int64_t part = (m_end - m_begin) / 8;
+  const Q8Block* x[kTileX];
+  for (int64_t i = 0; i < a.n; ++i) x[i] = qx.row(i);
+  for (int64_t j = 0; j < part; ++j) {
+    const uint8_t* w = w0 + (m_begin + j) * row_bytes;
+    alignas(32) float sums[kTileX][8];
+    with_tile(static_cast<int>(a.n), [&]<int NX>() {
+      dot_8rows_32<F, NX>(w, part * row_bytes, x, qx.per_row, sums[0], 8, false);
+    });
+    for (int64_t i = 0; i < a.n; ++i) {
+      for (int r = 0; r < 8; ++r) out[i * a.m + m_begin + r * part + j] = sums[i][r];
+    }
+  }
+  for (int64_t m = m_begin + 8 * part; m < m_end; ++m) {
+    with_tile(static_cast<int>(a.n), [&]<int NX>() {
+      dot_row_32<F, NX>(w0 + m * row_bytes, x, qx.per_row, out + m, a.m);
+    });
+  }
+}
+
 #if TESSERA_CPU_PANEL
 // Panels packed per group: enough that a tile of x, read once from the outer caches, is
 // dotted with many panels, few enough that the group stays in L2 (x of a long row is
@@ -571,6 +604,12 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
   const int64_t grain = a.n <= kTileX ? std::max<int64_t>(kGrainRows / 8, (groups + pool.size() - 1) / pool.size())
                                       : kGrainRows / 8;
   pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
+    if constexpr (!quant::is_k_format<F>()) {
+      if (a.n <= kTileX) {
+        run_rows_far<F>(a, qx, b * 8, std::min(e * 8, a.m));
+        return;
+      }
+    }
     run_rows<F>(a, qx, b * 8, std::min(e * 8, a.m));
   });
 }
