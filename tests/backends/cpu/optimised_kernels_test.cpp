@@ -22,6 +22,7 @@
 #include "backends/cpu/ops/norm.h"
 #include "backends/cpu/ops/rope.h"
 #include "host_tensor.h"
+#include "op_params.h"
 
 namespace tessera::cpu::test {
 namespace {
@@ -125,7 +126,7 @@ Inputs rms_norm_inputs(int64_t n, int64_t c, int32_t group, bool plus_one) {
   const int64_t w_len = group > 0 ? group : c;
   in.tensors.push_back(HostTensor::f32({w_len}, random_values(w_len, 32)));
   in.out_shape = {n, c};
-  in.norm = {1e-6f, plus_one ? 1 : 0, group};
+  in.norm = norm_params(1e-6f, plus_one, group);
   return in;
 }
 
@@ -149,18 +150,8 @@ Inputs rope_inputs(int64_t n, int heads, int head_dim, int n_rot, tsr_rope_pairi
   for (int64_t t = 0; t < n; ++t) pos.push_back(static_cast<int32_t>((t * 7919) % 5000));
   in.tensors.push_back(HostTensor::i32({n}, pos));
   in.out_shape = {n, width};
-  auto& p = in.rope;
-  p.theta = 10000.0f;
-  p.freq_scale = ext_factor > 0.0f ? 0.25f : 1.0f;
-  p.n_heads = heads;
-  p.head_dim = head_dim;
-  p.n_rot = n_rot;
-  p.pairing = pairing;
-  p.ext_factor = ext_factor;
-  p.attn_factor = 1.0f;
-  p.beta_fast = 32.0f;
-  p.beta_slow = 1.0f;
-  p.n_ctx_orig = 4096;
+  in.rope = rope_params(10000.0f, ext_factor > 0.0f ? 0.25f : 1.0f, heads, head_dim, n_rot, pairing);
+  if (ext_factor > 0.0f) in.rope = yarn_params(in.rope, ext_factor, 1.0f, 32.0f, 1.0f, 4096);
   return in;
 }
 
