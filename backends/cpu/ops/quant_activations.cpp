@@ -74,6 +74,14 @@ int round_32(const float* x, float scale, int8_t* q) {
 }
 #endif
 
+// A block's scales from its max |x| and the sum of its rounded values.
+void finish_q8_block(Q8Block& o, float amax, int sum) {
+  const float d = amax / 127.0f;
+  o.d = f16_round(d);
+  o.s = f16_round(d * static_cast<float>(sum));
+  o.sum = sum;
+}
+
 }  // namespace
 
 #if TESSERA_CPU_AVX2
@@ -84,10 +92,7 @@ void quantize_q8_row(const float* x, int64_t K, Q8Block* out) {
     const float inv = amax != 0.0f ? 127.0f / amax : 0.0f;
     Q8Block& o = out[b];
     const int sum = round_32(xb, inv, o.q);
-    const float d = amax / 127.0f;
-    o.d = f16_round(d);
-    o.s = f16_round(d * static_cast<float>(sum));
-    o.sum = sum;
+    finish_q8_block(o, amax, sum);
   }
 }
 
@@ -136,10 +141,7 @@ const float* x, int64_t K, Q8Block* out) {
       o.q[i] = round_to_int8(xb[i] * inv);
       sum += o.q[i];
     }
-    const float d = amax / 127.0f;
-    o.d = f16_round(d);
-    o.s = f16_round(d * static_cast<float>(sum));
-    o.sum = sum;
+    finish_q8_block(o, amax, sum);
   }
 }
 
