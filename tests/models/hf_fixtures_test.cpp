@@ -117,7 +117,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"gpt_bigcode", "starcoder.tsr"}, Case{"exaone4", "exaone4.tsr"},
                       Case{"glm4", "glm4.tsr"}, Case{"arcee", "arcee.tsr"}, Case{"mixtral", "llama.tsr"},
                       Case{"qwen3_moe", "qwen3_moe.tsr"}, Case{"qwen2_moe", "qwen2_moe.tsr"},
-                      Case{"internlm2", "internlm2.tsr"}),
+                      Case{"internlm2", "internlm2.tsr"}, Case{"baichuan", "baichuan.tsr"},
+                      Case{"baichuan-13b", "baichuan.tsr"}, Case{"exaone", "exaone.tsr"}),
     [](const ::testing::TestParamInfo<Case>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace

@@ -129,6 +129,9 @@ TEST(TokenizerlessGguf, LoadsAndRefusesTextWithTheReason) {
 // ignores (it disables Phi-3 SWA and attends to every position), and exaone4, windowed by
 // llama.cpp only with 64 layers (the 32B), so every layer of the 4-layer fixture rotates
 // and attends globally.
+// llama.cpp picks Baichuan's positions by the layer count (32: RoPE, 40: ALiBi, others:
+// none), so it runs the 2-layer baichuan without positions (rotated=false here);
+// baichuan-13b (40 layers) attends with ALiBi in both.
 INSTANTIATE_TEST_SUITE_P(
     Library, LlamaCppLayoutTest,
     ::testing::Values(LayoutCase{"llama", "llama.tsr"}, LayoutCase{"llama-rope-linear", "llama.tsr"},
@@ -144,7 +147,9 @@ INSTANTIATE_TEST_SUITE_P(
                       LayoutCase{"exaone4", "exaone4.tsr", "swa_pattern=2", "window=0"}, LayoutCase{"glm4", "glm4.tsr"},
                       LayoutCase{"arcee", "arcee.tsr"}, LayoutCase{"mixtral", "llama.tsr"},
                       LayoutCase{"qwen3_moe", "qwen3_moe.tsr"}, LayoutCase{"qwen2_moe", "qwen2_moe.tsr"},
-                      LayoutCase{"internlm2", "internlm2.tsr"}),
+                      LayoutCase{"internlm2", "internlm2.tsr"},
+                      LayoutCase{"baichuan", "baichuan.tsr", "", "rotated=false"}, LayoutCase{"baichuan-13b", "baichuan.tsr"},
+                      LayoutCase{"exaone", "exaone.tsr"}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace
