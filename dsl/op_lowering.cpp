@@ -59,7 +59,8 @@ void vector_of(const GraphBuilder& b, const OpCall& call, size_t i, int64_t n, c
 }
 
 // The params of a norm over `columns`, per head when the attribute heads > 1; the
-// weight (argument 1), when there is one, has one entry per column of a group.
+// weight (argument 1), when there is one, has one entry per column of a group, or, per
+// head, a gain of each head's own: [heads, columns / heads] (Command R+'s QK-norm).
 NormParams norm_params(const GraphBuilder& b, const OpCall& call, int64_t columns) {
   const int32_t heads = b.positive_int32(call, "heads");
   if (columns % heads != 0) {
@@ -67,9 +68,11 @@ NormParams norm_params(const GraphBuilder& b, const OpCall& call, int64_t column
                            " do not split into " + std::to_string(heads) + " heads");
   }
   const int64_t group = columns / heads;
-  if (call.params[1].present) {
+  if (call.params[1].present && !(heads > 1 && b.shape(call.tensor(1)) == Shape{heads, group})) {
     vector_of(b, call, 1, group,
-              heads > 1 ? "one head (" + std::to_string(columns) + " columns / " + std::to_string(heads) + " heads)"
+              heads > 1 ? "one head (" + std::to_string(columns) + " columns / " + std::to_string(heads) +
+                              " heads), or be [" + std::to_string(heads) + ", " + std::to_string(group) +
+                              "], a gain per head"
                         : "the " + std::to_string(columns) + " columns of " + arg(b, call, 0));
   }
   NormParams params{};
@@ -186,14 +189,14 @@ int lower_linear(GraphBuilder& b, const OpCall& call) {
   return b.add_node(OpKind::Add, {}, {product, call.tensor(2)}, {x[0], w[0]});
 }
 
-// rms_norm(x [rows, C], weight [C or C / heads]) -> [rows, C].
+// rms_norm(x [rows, C], weight [C, or C / heads or [heads, C / heads]]) -> [rows, C].
 int lower_rms_norm(GraphBuilder& b, const OpCall& call) {
   const Shape& x = matrix(b, call, 0);
   const NormParams params = norm_params(b, call, x[1]);
   return b.add_node(OpKind::RmsNorm, params, {call.tensor(0), call.tensor(1)}, x);
 }
 
-// layer_norm(x [rows, C], weight [C or C / heads], bias [same]) -> [rows, C]; with
+// layer_norm(x [rows, C], weight [C, or C / heads or [heads, C / heads]], bias [same]) -> [rows, C]; with
 // gain: none there is no weight (and so no bias): a norm without parameters.
 int lower_layer_norm(GraphBuilder& b, const OpCall& call) {
   const Shape& x = matrix(b, call, 0);
@@ -202,7 +205,11 @@ int lower_layer_norm(GraphBuilder& b, const OpCall& call) {
   std::vector<int> inputs = {call.tensor(0)};
   if (call.params[1].present) inputs.push_back(call.tensor(1));
   if (call.params[2].present) {
-    vector_of(b, call, 2, b.shape(call.tensor(1))[0], "the weight " + arg(b, call, 1));
+    const Shape& w = b.shape(call.tensor(1));
+    if (b.shape(call.tensor(2)) != w) {
+      b.fail(*call.params[2].expr,
+             name_of(call) + ": " + arg(b, call, 2) + " must have the shape of the weight " + arg(b, call, 1));
+    }
     inputs.push_back(call.tensor(2));
   }
   return b.add_node(OpKind::LayerNorm, params, std::move(inputs), x);

@@ -50,7 +50,9 @@ void rms_norm_f32(const tsr_op_call& call) {
   const int64_t rows = x.rows(), cols = x.cols();
   const int64_t group = p.group > 0 ? p.group : cols;
   if (cols % group != 0) kit::fail(op, "the row does not split into groups of " + std::to_string(group));
-  kit::expect_vector(w, group, op, "w");
+  // w [group], shared by the groups, or a row's worth: each group its own gain.
+  const int64_t w_stride = group < cols && w.elements() == cols ? group : 0;
+  if (w_stride == 0) kit::expect_vector(w, group, op, "w");
   kit::expect_matrix(out, rows, cols, op, "out");
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x.row<const float>(r);
@@ -60,7 +62,8 @@ void rms_norm_f32(const tsr_op_call& call) {
       for (int64_t j = 0; j < group; ++j) sum += static_cast<double>(xr[g0 + j]) * xr[g0 + j];
       const auto scale = static_cast<float>(1.0 / std::sqrt(sum / static_cast<double>(group) + p.eps));
       for (int64_t j = 0; j < group; ++j) {
-        const float gain = p.weight_plus_one ? 1.0f + w.as<const float>()[j] : w.as<const float>()[j];
+        const float wj = w.as<const float>()[g0 / group * w_stride + j];
+        const float gain = p.weight_plus_one ? 1.0f + wj : wj;
         yr[g0 + j] = xr[g0 + j] * scale * gain;
       }
     }

@@ -41,8 +41,8 @@ void check_llama3(const tsr_rope_params& p) {
 
 }  // namespace
 
-int64_t check_norm(const TensorInfo& x, const TensorInfo* w, const TensorInfo* b, const TensorInfo& out,
-                   const tsr_norm_params& params, std::string_view op) {
+NormLayout check_norm(const TensorInfo& x, const TensorInfo* w, const TensorInfo* b, const TensorInfo& out,
+                      const tsr_norm_params& params, std::string_view op) {
   expect_dtype(x, TSR_DTYPE_F32, op, "x");
   if (w) expect_dtype(*w, TSR_DTYPE_F32, op, "w");
   expect_dtype(out, TSR_DTYPE_F32, op, "out");
@@ -52,15 +52,32 @@ int64_t check_norm(const TensorInfo& x, const TensorInfo* w, const TensorInfo* b
     fail(op, "group " + std::to_string(params.group) + " does not divide the " + std::to_string(cols) +
                  " columns of x");
   }
-  const int64_t group = params.group > 0 ? params.group : cols;
-  if (w) expect_vector(*w, group, op, "w");
+  NormLayout layout;
+  layout.group = params.group > 0 ? params.group : cols;
+  // A gain of a whole row's columns gives each group its own (Command R+'s per-head
+  // norms, [heads, head_dim]); the bias then follows it.
+  if (w && layout.group < cols && w->elements() == cols) layout.param_stride = layout.group;
+  const auto expect_params = [&](const TensorInfo& t, const char* role) {
+    if (layout.param_stride != 0) {
+      if (t.elements() != cols) {
+        fail(op, std::string(role) + " has shape " + shape_label(t) + ", expected " + std::to_string(cols) +
+                     " elements, as w has (a gain per group)");
+      }
+    } else if (layout.group < cols && &t == w && w->elements() != layout.group) {
+      fail(op, std::string(role) + " has shape " + shape_label(t) + ", expected " + std::to_string(layout.group) +
+                   " elements, or " + std::to_string(cols) + " (a gain per group)");
+    } else {
+      expect_vector(t, layout.group, op, role);
+    }
+  };
+  if (w) expect_params(*w, "w");
   expect_matrix(out, x.rows(), cols, op, "out");
   if (b) {
     expect_dtype(*b, TSR_DTYPE_F32, op, "b");
-    expect_vector(*b, group, op, "b");
+    expect_params(*b, "b");
   }
   if (!(params.eps >= 0.0f)) fail(op, "eps must be >= 0, got " + std::to_string(params.eps));
-  return group;
+  return layout;
 }
 
 bool check_binary(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out, std::string_view op) {

@@ -40,6 +40,8 @@ const std::string kLinearBiasLength =
     model("", "  b [d] = \"b\"\n", "  x = embed(emb)\n  logits = linear(outputs(x), emb, b)\n");
 const std::string kPerHeadNormOfAWholeRow =
     model("", "  qn [d] = \"qn\"\n", "  x = rms_norm(embed(emb), qn, heads: 2)\n" + kLogits);
+const std::string kLayerNormBiasOfAnotherShape = model(
+    "", "  qn [2, 2] = \"qn\"\n  qb [2] = \"qb\"\n", "  x = layer_norm(embed(emb), qn, qb, heads: 2)\n" + kLogits);
 const std::string kYarnOrigCtxNegative =
     model("", "", "  x = rope(embed(emb), heads: 2, yarn_orig_ctx: -4096)\n" + kLogits);
 
@@ -117,9 +119,13 @@ const RejectCase kOpRejects[] = {
      "  logits = linear(outputs(x), emb, b)\n"
      "                                   ^\n"},
     {"PerHeadNormWeightOfAWholeRow", kPerHeadNormOfAWholeRow.c_str(),
-     "bad.tsr:11:28: error: rms_norm: 'qn' [4] must be a vector [2] matching one head (4 columns / 2 heads)\n"
+     "bad.tsr:11:28: error: rms_norm: 'qn' [4] must be a vector [2] matching one head (4 columns / 2 heads), or be [2, 2], a gain per head\n"
      "  x = rms_norm(embed(emb), qn, heads: 2)\n"
      "                           ^\n"},
+    {"LayerNormBiasOfAnotherShapeThanItsWeight", kLayerNormBiasOfAnotherShape.c_str(),
+     "bad.tsr:12:34: error: layer_norm: 'qb' [2] must have the shape of the weight 'qn' [2, 2]\n"
+     "  x = layer_norm(embed(emb), qn, qb, heads: 2)\n"
+     "                                 ^\n"},
     {"YarnOrigCtxNegative", kYarnOrigCtxNegative.c_str(),
      "bad.tsr:10:49: error: rope: yarn_orig_ctx must be 0 or a positive token count\n"
      "  x = rope(embed(emb), heads: 2, yarn_orig_ctx: -4096)\n"

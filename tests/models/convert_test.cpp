@@ -151,7 +151,8 @@ INSTANTIATE_TEST_SUITE_P(Library, ConvertFixtureTest,
                                            "olmo2", "starcoder2", "granite", "olmo", "smollm3", "cohere", "gemma2",
                                            "cohere2", "gptj", "nemotron", "falcon", "falcon-40b", "gpt_bigcode",
                                            "exaone4", "glm4", "arcee", "mixtral", "qwen3_moe", "qwen2_moe",
-                                           "internlm2", "baichuan", "baichuan-13b", "exaone"));
+                                           "internlm2", "baichuan", "baichuan-13b", "exaone",
+                                           "cohere-qknorm"));
 
 TEST_F(ConvertTest, KeepLeavesBf16MatricesAndWidensVectorsToF32) {
   const std::string gguf = scratch("llama-bf16.gguf");

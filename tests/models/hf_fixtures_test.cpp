@@ -118,7 +118,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"glm4", "glm4.tsr"}, Case{"arcee", "arcee.tsr"}, Case{"mixtral", "llama.tsr"},
                       Case{"qwen3_moe", "qwen3_moe.tsr"}, Case{"qwen2_moe", "qwen2_moe.tsr"},
                       Case{"internlm2", "internlm2.tsr"}, Case{"baichuan", "baichuan.tsr"},
-                      Case{"baichuan-13b", "baichuan.tsr"}, Case{"exaone", "exaone.tsr"}),
+                      Case{"baichuan-13b", "baichuan.tsr"}, Case{"exaone", "exaone.tsr"},
+                      Case{"cohere-qknorm", "command_r.tsr"}),
     [](const ::testing::TestParamInfo<Case>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace

@@ -25,7 +25,7 @@ constexpr int64_t kGrainElems = 16384;  // elements per task at least
 int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kGrainElems / std::max<int64_t>(cols, 1)); }
 
 // out[0:n] = x * inv_rms * gain, gain = w, 1 + w, or 1 without w.
-void rms_norm_vector(const NormArgs& a, const float* x, float* out, int64_t n) {
+void rms_norm_vector(const NormArgs& a, const float* w, const float* x, float* out, int64_t n) {
   F32x8 acc0 = simd::zero(), acc1 = simd::zero();
   int64_t c = 0;
   for (; c + 2 * kLanes <= n; c += 2 * kLanes) {
@@ -44,12 +44,12 @@ void rms_norm_vector(const NormArgs& a, const float* x, float* out, int64_t n) {
   const bool plus_one = a.params.weight_plus_one;
   c = 0;
   for (; c + kLanes <= n; c += kLanes) {
-    F32x8 g = a.w ? simd::load(a.w + c) : one;
-    if (a.w && plus_one) g = simd::add(g, one);
+    F32x8 g = w ? simd::load(w + c) : one;
+    if (w && plus_one) g = simd::add(g, one);
     simd::store(out + c, simd::mul(simd::mul(simd::load(x + c), scale), g));
   }
   for (; c < n; ++c) {
-    const float g = a.w ? (plus_one ? 1.0f + a.w[c] : a.w[c]) : 1.0f;
+    const float g = w ? (plus_one ? 1.0f + w[c] : w[c]) : 1.0f;
     out[c] = x[c] * inv_rms * g;
   }
 }
@@ -100,7 +100,7 @@ void rms_norm_checked(CpuDevice& device, const NormArgs& a) {
   device.pool().parallel_for(vectors, row_grain(n), [&](int64_t begin, int64_t end) {
     for (int64_t v = begin; v < end; ++v) {
       const int64_t r = v / per_row, g = v % per_row;
-      rms_norm_vector(a, x + r * x_stride + g * n, out + r * out_stride + g * n, n);
+      rms_norm_vector(a, a.w + g * a.param_stride, x + r * x_stride + g * n, out + r * out_stride + g * n, n);
     }
   });
 }

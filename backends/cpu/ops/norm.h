@@ -1,7 +1,7 @@
 // Normalisation kernels, f32: RMS_NORM and LAYER_NORM with x [N, C], w [G] (optional
 // for layer norm, and its optional bias b [G]), out [N, C], tsr_norm_params. Each run of G = group
 // columns (the whole row of C when group is 0) is normalised on its own: per-head
-// QK-norm is group = head_dim.
+// QK-norm is group = head_dim. w and b may hold C values instead, a gain per head.
 #pragma once
 
 #include "backends/cpu/ops/tensor_args.h"
@@ -14,6 +14,7 @@ struct NormArgs {
   const float* bias = nullptr;  // layer norm only; null when absent
   tsr_norm_params params{};
   int64_t group = 0;            // columns per normalised vector: params.group, or C for 0
+  int64_t param_stride = 0;     // 0: w and b serve every group; group: group g's start at g * group
 };
 
 // The norm's call: x, then the weight (required unless min_inputs is 1), then the bias

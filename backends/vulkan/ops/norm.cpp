@@ -1,6 +1,6 @@
 // RMS_NORM and LAYER_NORM: x [N, C] f32, w [G] f32 (optional for layer norm, and its
-// optional bias b [G]), out [N, C] f32, where each run of G = group columns (C for group 0) is
-// normalised on its own. x is contiguous, so its groups are the rows of an
+// optional bias b [G]; or C values each, a gain per group), out [N, C] f32, where each run
+// of G = group columns (C for group 0) is normalised on its own. x is contiguous, so its groups are the rows of an
 // [N * C / G, G] matrix: one workgroup per group, and norm.comp needs no notion of it.
 // Its sums use subgroup arithmetic (norm_subgroup) where use_subgroup_arithmetic allows.
 #include <string>
@@ -25,6 +25,7 @@ struct Push {  // norm.comp
   uint32_t rows, cols;
   float eps;
   uint32_t weight_plus_one, has_bias, has_weight;
+  uint32_t groups_per_row, param_stride;  // a gain per group: group g's at g * param_stride
 };
 
 void norm(VulkanDevice& device, const tsr_op_call& call, const char* op, NormKind kind) {
@@ -37,13 +38,15 @@ void norm(VulkanDevice& device, const tsr_op_call& call, const char* op, NormKin
   const DeviceTensor out = output(call, op);
   const auto& params = params_of<tsr_norm_params>(call, op);
   const bool has_weight = call.n_inputs > 1, has_bias = call.n_inputs > 2;
-  const int64_t group =
+  const kit::NormLayout layout =
       kit::check_norm(x, has_weight ? &w : nullptr, has_bias ? &b : nullptr, out, params, op);
+  const int64_t group = layout.group;
   if (group == 0) return;  // nothing to normalise
 
   const uint64_t vectors = static_cast<uint64_t>(x.rows()) * static_cast<uint64_t>(x.cols() / group);
   Push p{x.address, w.address, b.address, out.address, static_cast<uint32_t>(vectors), static_cast<uint32_t>(group),
-         params.eps, params.weight_plus_one != 0 ? 1u : 0u, has_bias ? 1u : 0u, has_weight ? 1u : 0u};
+         params.eps, params.weight_plus_one != 0 ? 1u : 0u, has_bias ? 1u : 0u, has_weight ? 1u : 0u,
+         static_cast<uint32_t>(x.cols() / group), static_cast<uint32_t>(layout.param_stride)};
   const ShaderId shader = use_subgroup_arithmetic(device.physical()) ? ShaderId::norm_subgroup : ShaderId::norm;
   device.dispatch(make_dispatch(shader, {kGroup, kind}, p, grid_for(device, vectors, op)));
 }

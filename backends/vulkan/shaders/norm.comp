@@ -5,7 +5,8 @@
 //   layer: out = (x - mean) / sqrt(var + eps) * g + b
 // with g = w, or 1 + w when weight_plus_one is set, or 1 when has_weight is 0 (a layer
 // norm without parameters). A grouped norm (tsr_norm_params.group) arrives as the rows
-// of its groups: rows = N * C / group, cols = group.
+// of its groups: rows = N * C / group, cols = group; with a gain per group, row r's
+// parameters start at (r % groups_per_row) * param_stride (param_stride 0: shared).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -25,6 +26,8 @@ layout(push_constant) uniform Push {
   uint weight_plus_one;
   uint has_bias;
   uint has_weight;
+  uint groups_per_row;
+  uint param_stride;
 } p;
 
 // One slot per invocation for the tree; one per subgroup (at most WG) for subgroupAdd.
@@ -73,10 +76,12 @@ void main() {
     sq += d * d;
   }
   const float inv = inversesqrt(workgroup_sum(sq) / n + p.eps);
+  const uint param = (row % p.groups_per_row) * p.param_stride;
   for (uint c = t; c < p.cols; c += WG) {
-    const float g = p.has_weight == 0u ? 1.0 : (p.weight_plus_one != 0u ? 1.0 + p.w.v[c] : p.w.v[c]);
+    const float w = p.has_weight == 0u ? 0.0 : p.w.v[param + c];
+    const float g = p.has_weight == 0u ? 1.0 : (p.weight_plus_one != 0u ? 1.0 + w : w);
     float y = (p.x.v[base + c] - mean) * inv * g;
-    if (KIND == 1u && p.has_bias != 0u) y += p.b.v[c];
+    if (KIND == 1u && p.has_bias != 0u) y += p.b.v[param + c];
     p.out_.v[base + c] = y;
   }
 }

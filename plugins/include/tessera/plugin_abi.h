@@ -45,7 +45,8 @@ extern "C" {
    plugin that registers one ("op N is not a known op"). SUB, AFFINE and CLAMP, then
    MOE_ROUTE, MOE_MATMUL and MOE_COMBINE were appended so. LAYER_NORM's weight became
    optional the same way: only a model that leaves it out sends such a call, which a
-   kernel built before refuses with its message. */
+   kernel built before refuses with its message; so did the norms' gains per group (w
+   of C values), which a kernel built before refuses as a w of the wrong shape. */
 #define TSR_ABI_VERSION 4u
 
 /* Name of the symbol every plugin exports. */
@@ -119,10 +120,12 @@ typedef enum tsr_op {
   TSR_OP_GET_ROWS = 0,
   /* in: [0] x [N, C], [1] w [G]. out [N, C]. params tsr_norm_params.
      Each run of G = group (or C when group is 0) columns is one normalised vector:
-     out = x / sqrt(mean(x^2) + eps) * (w or 1 + w) */
+     out = x / sqrt(mean(x^2) + eps) * (w or 1 + w). With G < C, w may instead hold C
+     values (any shape, e.g. [heads, head_dim]): the vector at columns g*G .. g*G+G-1
+     takes w[g*G ..], a gain per group (per-head norms with a weight per head). */
   TSR_OP_RMS_NORM = 1,
   /* in: [0] x [N, C], optional [1] w [G], optional [2] b [G] (only with w). out [N, C].
-     params tsr_norm_params. Groups as for RMS_NORM.
+     params tsr_norm_params. Groups, and w (then b) per group, as for RMS_NORM.
      out = (x - mean) / sqrt(var + eps) * (w or 1 + w) + b; without w there is no gain
      (and weight_plus_one is ignored): out = (x - mean) / sqrt(var + eps), a LayerNorm
      without parameters (OLMo). */

@@ -1,5 +1,5 @@
 // RMS_NORM and LAYER_NORM reference kernels with ABI v2's groups (each run of `group`
-// columns normalised on its own, with a weight of `group` entries), weight_plus_one and
+// columns normalised on its own, with a weight of `group` entries or one per group), weight_plus_one and
 // the optional layer-norm bias: hand-computed values, random inputs against the
 // formulas evaluated here in double (tolerance 1e-6 relative to the largest output),
 // and the error messages.
@@ -79,6 +79,23 @@ TEST_F(NormKernels, LayerNormGroupsWithWeightPlusOneAndBias) {
               Pointwise(FloatNear(kTol), {9.0f, 22.0f, 9.0f, 22.0f}));
 }
 
+TEST_F(NormKernels, RmsNormTakesAGainPerGroup) {
+  // Groups (3, 4) and (1, 1) as above, with gains (1, 2) and (3, 4): w [2 groups, 2].
+  auto x = HostTensor::f32({1, 4}, {3, 4, 1, 1});
+  auto w = HostTensor::f32({2, 2}, {1, 2, 3, 4});
+  EXPECT_THAT(run(rms_norm_ref, TSR_OP_RMS_NORM, norm_params(0.0f, false, 2), {&x, &w}),
+              Pointwise(FloatNear(kTol), {0.84852814f, 2 * 1.13137085f, 3.0f, 4.0f}));
+}
+
+TEST_F(NormKernels, LayerNormTakesAGainAndBiasPerGroup) {
+  // Both groups normalise to (-1, 1); gains (1, 2), (3, 4); biases (10, 20), (30, 40).
+  auto x = HostTensor::f32({1, 4}, {3, 4, 1, 5});
+  auto w = HostTensor::f32({2, 2}, {1, 2, 3, 4});
+  auto b = HostTensor::f32({2, 2}, {10, 20, 30, 40});
+  EXPECT_THAT(run(layer_norm_ref, TSR_OP_LAYER_NORM, norm_params(0.0f, false, 2), {&x, &w, &b}),
+              Pointwise(FloatNear(kTol), {9.0f, 22.0f, 27.0f, 44.0f}));
+}
+
 TEST_F(NormKernels, LayerNormWithoutBiasAddsNothing) {
   // (1, 2, 3, 4): mean 2.5, var 1.25; gains (1, 1, 1, 0.5)
   auto x = HostTensor::f32({1, 4}, {1, 2, 3, 4});
@@ -120,26 +137,31 @@ TEST_F(NormKernels, GroupOfTheWholeRowEqualsGroupZero) {
 struct GroupedCase {
   int64_t rows, groups, group;
   bool plus_one, bias;
+  bool per_group = false;  // w and b hold a gain and bias per group: [groups, group]
 };
 
 class GroupedNorms : public NormKernels, public ::testing::WithParamInterface<GroupedCase> {
  protected:
-  // x [rows, groups * group] around an offset mean, w and b [group].
+  // x [rows, groups * group] around an offset mean, w and b [group] (or [groups, group]).
   void SetUp() override {
     const GroupedCase c = GetParam();
     cols_ = c.groups * c.group;
     x_ = HostTensor::f32({c.rows, cols_}, random_values(static_cast<size_t>(c.rows * cols_), 31, 1, 4));
-    w_ = HostTensor::f32({c.group}, random_values(static_cast<size_t>(c.group), 32));
-    b_ = HostTensor::f32({c.group}, random_values(static_cast<size_t>(c.group), 33));
+    const std::vector<int64_t> params = c.per_group ? std::vector<int64_t>{c.groups, c.group} : std::vector<int64_t>{c.group};
+    const auto n = static_cast<size_t>(c.per_group ? cols_ : c.group);
+    w_ = HostTensor::f32(params, random_values(n, 32));
+    b_ = HostTensor::f32(params, random_values(n, 33));
   }
-  // `formula` applied to every group of every row.
+  // `formula(x, offset)` applied to every group of every row; offset is where the
+  // group's parameters start in w and b.
   template <class F>
   std::vector<float> expected(F formula) const {
     const GroupedCase c = GetParam();
     const std::vector<float> x = x_.to_f32();
     std::vector<float> all;
     for (int64_t v = 0; v < c.rows * c.groups; ++v) {
-      for (double y : formula(x.data() + v * c.group)) all.push_back(static_cast<float>(y));
+      const int64_t offset = c.per_group ? v % c.groups * c.group : 0;
+      for (double y : formula(x.data() + v * c.group, offset)) all.push_back(static_cast<float>(y));
     }
     return all;
   }
@@ -151,7 +173,8 @@ TEST_P(GroupedNorms, RmsNormMatchesTheFormula) {
   const GroupedCase c = GetParam();
   const tsr_norm_params p = norm_params(1e-5f, c.plus_one, static_cast<int32_t>(c.group));
   const std::vector<float> w = w_.to_f32();
-  const auto want = expected([&](const float* x) { return rms_norm(x, w.data(), c.group, p.eps, c.plus_one); });
+  const auto want =
+      expected([&](const float* x, int64_t o) { return rms_norm(x, w.data() + o, c.group, p.eps, c.plus_one); });
   EXPECT_LT(relative_error(run(rms_norm_ref, TSR_OP_RMS_NORM, p, {&x_, &w_}), want), 1e-6);
 }
 
@@ -159,9 +182,9 @@ TEST_P(GroupedNorms, LayerNormMatchesTheFormula) {
   const GroupedCase c = GetParam();
   const tsr_norm_params p = norm_params(1e-5f, c.plus_one, static_cast<int32_t>(c.group));
   const std::vector<float> w = w_.to_f32(), b = b_.to_f32();
-  const float* bias = c.bias ? b.data() : nullptr;
-  const auto want =
-      expected([&](const float* x) { return layer_norm(x, w.data(), bias, c.group, p.eps, c.plus_one); });
+  const auto want = expected([&](const float* x, int64_t o) {
+    return layer_norm(x, w.data() + o, c.bias ? b.data() + o : nullptr, c.group, p.eps, c.plus_one);
+  });
   std::vector<const HostTensor*> inputs = {&x_, &w_};
   if (c.bias) inputs.push_back(&b_);
   EXPECT_LT(relative_error(run(layer_norm_ref, TSR_OP_LAYER_NORM, p, inputs), want), 1e-6);
@@ -170,11 +193,14 @@ TEST_P(GroupedNorms, LayerNormMatchesTheFormula) {
 INSTANTIATE_TEST_SUITE_P(Shapes, GroupedNorms,
                          ::testing::Values(GroupedCase{5, 4, 16, false, false},  // per-head QK-norm
                                            GroupedCase{3, 7, 5, true, true}, GroupedCase{2, 1, 33, true, false},
-                                           GroupedCase{4, 3, 1, false, true}),
+                                           GroupedCase{4, 3, 1, false, true},
+                                           GroupedCase{5, 4, 16, false, true, true},  // Command R+'s QK-norm
+                                           GroupedCase{3, 7, 5, true, false, true}),
                          [](const auto& info) {
                            const GroupedCase& c = info.param;
                            return std::to_string(c.rows) + "x" + std::to_string(c.groups) + "_groups_of_" +
-                                  std::to_string(c.group) + (c.plus_one ? "_plus_one" : "") + (c.bias ? "_bias" : "");
+                                  std::to_string(c.group) + (c.plus_one ? "_plus_one" : "") + (c.bias ? "_bias" : "") +
+                                  (c.per_group ? "_per_group" : "");
                          });
 
 // ---- errors ----------------------------------------------------------------------------
@@ -191,10 +217,16 @@ TEST_F(NormKernels, NegativeGroupIsRejected) {
               StrEq("layer_norm: group must be >= 0, got -3"));
 }
 
-TEST_F(NormKernels, GroupedWeightMustHaveGroupEntries) {
-  HostTensor x(TSR_DTYPE_F32, {2, 6}), w(TSR_DTYPE_F32, {6});
+TEST_F(NormKernels, GroupedWeightMustHaveGroupOrRowEntries) {
+  HostTensor x(TSR_DTYPE_F32, {2, 6}), w(TSR_DTYPE_F32, {5});
   EXPECT_THAT(fails(rms_norm_ref, TSR_OP_RMS_NORM, norm_params(1e-5f, false, 3), {&x, &w}),
-              StrEq("rms_norm: w has shape [6], expected 3 elements"));
+              StrEq("rms_norm: w has shape [5], expected 3 elements, or 6 (a gain per group)"));
+}
+
+TEST_F(NormKernels, BiasFollowsAGainPerGroup) {
+  HostTensor x(TSR_DTYPE_F32, {2, 6}), w(TSR_DTYPE_F32, {3, 2}), b(TSR_DTYPE_F32, {2});
+  EXPECT_THAT(fails(layer_norm_ref, TSR_OP_LAYER_NORM, norm_params(1e-5f, false, 2), {&x, &w, &b}),
+              StrEq("layer_norm: b has shape [2], expected 6 elements, as w has (a gain per group)"));
 }
 
 TEST_F(NormKernels, GroupedBiasMustHaveGroupEntries) {

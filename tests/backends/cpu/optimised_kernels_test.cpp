@@ -119,11 +119,11 @@ Inputs attention_inputs(tsr_dtype cache_dtype, const AttentionShape& s) {
   return in;
 }
 
-// x [n, c] and w [group or c] for RMS_NORM.
-Inputs rms_norm_inputs(int64_t n, int64_t c, int32_t group, bool plus_one) {
+// x [n, c] and w [group or c] for RMS_NORM (c with per_group: a gain per group).
+Inputs rms_norm_inputs(int64_t n, int64_t c, int32_t group, bool plus_one, bool per_group = false) {
   Inputs in;
   in.tensors.push_back(HostTensor::f32({n, c}, random_values(n * c, 31, -4.0f, 4.0f)));
-  const int64_t w_len = group > 0 ? group : c;
+  const int64_t w_len = group > 0 && !per_group ? group : c;
   in.tensors.push_back(HostTensor::f32({w_len}, random_values(w_len, 32)));
   in.out_shape = {n, c};
   in.norm = norm_params(1e-6f, plus_one, group);
@@ -232,6 +232,8 @@ std::vector<OpCase> op_cases() {
   // Per-head norms (QK-norm) with Gemma's 1 + w.
   cases.push_back({"rms_norm_per_head_plus_one", TSR_OP_RMS_NORM, rms_norm_ref, rms_norm_fast,
                    [] { return rms_norm_inputs(70, 6 * 20, 20, true); }});
+  cases.push_back({"rms_norm_gain_per_head", TSR_OP_RMS_NORM, rms_norm_ref, rms_norm_fast,
+                   [] { return rms_norm_inputs(70, 6 * 20, 20, false, true); }});
   cases.push_back({"rope_interleaved_decode", TSR_OP_ROPE, rope_ref, rope_fast,
                    [] { return rope_inputs(1, 9, 64, 64, TSR_ROPE_INTERLEAVED, 0.0f); }, 0.0});
   cases.push_back({"rope_neox_partial", TSR_OP_ROPE, rope_ref, rope_fast,

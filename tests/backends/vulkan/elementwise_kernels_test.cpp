@@ -76,15 +76,23 @@ struct NormCase {
   bool plus_one;
   bool bias;          // layer norm only
   int32_t group = 0;  // columns per normalised vector; 0: the row
+  bool per_group = false;  // w and b: a gain and bias per group, cols values [cols / group, group]
 };
+
+// w's (and b's) shape: [group or cols], or [groups, group] with a gain per group.
+std::vector<int64_t> norm_param_shape(const NormCase& c) {
+  if (c.per_group) return {c.cols / c.group, c.group};
+  return {c.group > 0 ? c.group : c.cols};
+}
 
 class Norms : public VulkanParamTest<NormCase> {};
 
 TEST_P(Norms, RmsNormMatchesTheReference) {
   const NormCase c = GetParam();
   const HostTensor x = HostTensor::f32({c.rows, c.cols}, random_values(static_cast<size_t>(c.rows * c.cols), 21, -3, 3));
-  const int64_t n = c.group > 0 ? c.group : c.cols;  // entries of w
-  const HostTensor w = HostTensor::f32({n}, random_values(static_cast<size_t>(n), 22));
+  const std::vector<int64_t> shape = norm_param_shape(c);
+  const auto n = static_cast<size_t>(shape.size() == 2 ? c.cols : shape[0]);  // entries of w
+  const HostTensor w = HostTensor::f32(shape, random_values(n, 22));
   const tsr_norm_params p = norm_params(1e-5f, c.plus_one, c.group);
   HostTensor ref(TSR_DTYPE_F32, {c.rows, c.cols});
   run_reference(cpu::rms_norm_ref, TSR_OP_RMS_NORM, &p, {&x, &w}, ref);
@@ -97,9 +105,10 @@ TEST_P(Norms, LayerNormMatchesTheReference) {
   const NormCase c = GetParam();
   // An offset mean makes the two-pass variance matter.
   const HostTensor x = HostTensor::f32({c.rows, c.cols}, random_values(static_cast<size_t>(c.rows * c.cols), 23, 4, 6));
-  const int64_t n = c.group > 0 ? c.group : c.cols;  // entries of w and b
-  const HostTensor w = HostTensor::f32({n}, random_values(static_cast<size_t>(n), 24));
-  const HostTensor b = HostTensor::f32({n}, random_values(static_cast<size_t>(n), 25));
+  const std::vector<int64_t> shape = norm_param_shape(c);
+  const auto n = static_cast<size_t>(shape.size() == 2 ? c.cols : shape[0]);  // entries of w and b
+  const HostTensor w = HostTensor::f32(shape, random_values(n, 24));
+  const HostTensor b = HostTensor::f32(shape, random_values(n, 25));
   const tsr_norm_params p = norm_params(1e-5f, c.plus_one, c.group);
   std::vector<const HostTensor*> inputs = {&x, &w};
   if (c.bias) inputs.push_back(&b);
@@ -129,12 +138,15 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Norms,
                                            NormCase{4, 1, true, true}, NormCase{2, 5000, false, true},
                                            // per-head QK-norm, and odd group widths
                                            NormCase{5, 8 * 64, false, false, 64}, NormCase{3, 7 * 5, true, true, 5},
-                                           NormCase{4, 3 * 200, true, false, 200}, NormCase{9, 6, false, true, 1}),
+                                           NormCase{4, 3 * 200, true, false, 200}, NormCase{9, 6, false, true, 1},
+                                           // a gain (and bias) per head: Command R+'s QK-norm
+                                           NormCase{5, 8 * 64, false, true, 64, true},
+                                           NormCase{3, 7 * 5, true, true, 5, true}),
                          [](const auto& info) {
                            const NormCase& c = info.param;
                            return std::to_string(c.rows) + "x" + std::to_string(c.cols) +
                                   (c.plus_one ? "_plus_one" : "") + (c.bias ? "_bias" : "") +
-                                  (c.group > 0 ? "_group" + std::to_string(c.group) : "");
+                                  (c.group > 0 ? "_group" + std::to_string(c.group) : "") + (c.per_group ? "_per_group" : "");
                          });
 
 // ---- element-wise ops ----------------------------------------------------------------

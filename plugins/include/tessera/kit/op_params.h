@@ -11,11 +11,18 @@
 
 namespace tessera::kit {
 
+// How a norm call's vectors meet its parameters (check_norm's answer).
+struct NormLayout {
+  int64_t group = 0;         // G, the columns of each normalised vector: params.group, or C for 0
+  int64_t param_stride = 0;  // 0: w and b [G] serve every group; G: they hold C values, group g's at g * G
+};
+
 // RMS_NORM and LAYER_NORM (`op`): x [N, C], the gain w and bias b [G] (either may be
-// null: left out), out [N, C], all f32, eps >= 0, and a group that divides C. Returns
-// G, the columns of each normalised vector: params.group, or C for group 0.
-int64_t check_norm(const TensorInfo& x, const TensorInfo* w, const TensorInfo* b, const TensorInfo& out,
-                   const tsr_norm_params& params, std::string_view op);
+// null: left out), or, for groups narrower than C, C values each (any shape: one gain
+// per group, such as [heads, head_dim]), out [N, C], all f32, eps >= 0, and a group
+// that divides C.
+NormLayout check_norm(const TensorInfo& x, const TensorInfo* w, const TensorInfo* b, const TensorInfo& out,
+                      const tsr_norm_params& params, std::string_view op);
 
 // ADD, MUL and SUB (`op`): a [rows, cols], b of a's shape or a row [cols], out of a's
 // shape, all f32. Returns whether b is the row broadcast over a's rows.
