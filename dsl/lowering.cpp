@@ -52,6 +52,19 @@ int GraphBuilder::weight(const GraphTensor& declared) {
   return id;
 }
 
+void GraphBuilder::as_vector_operand(const Expr& at, int id) {
+  GraphTensor& t = graph_.tensors()[static_cast<size_t>(id)];
+  if (t.role != TensorRole::Weight) return;
+  t.vector_operand = true;
+  if (t.dtype == DType::F32) return;
+  if (t.dtype != DType::F16 && t.dtype != DType::BF16) {
+    fail(at, describe(at, id) + " is " + std::string(dtype_name(t.dtype)) +
+                 " in the file, but its values are read as f32 (f16 and bf16 are widened at load)");
+  }
+  t.dtype = DType::F32;
+  t.widened = true;
+}
+
 int GraphBuilder::add_activation(Shape shape) {
   GraphTensor t;
   t.role = TensorRole::Activation;

@@ -51,6 +51,9 @@ class GraphBuilder {
   // The Weight tensor `declared` (name, file names, dtype, shape, load conversions):
   // one graph tensor per file tensor, so tied weights are shared.
   int weight(const GraphTensor& declared);
+  // Marks the weight `id` (written as `at`) as read in f32 by its kernels although a
+  // matrix in shape: f16/bf16 is widened at load, a block format is refused.
+  void as_vector_operand(const Expr& at, int id);
   // A node producing a new F32 activation of `shape`; returns its id.
   int add_node(OpKind op, OpParams params, std::vector<int> inputs, Shape shape);
   // A node writing into the existing tensor `output` (KV_WRITE into a cache).

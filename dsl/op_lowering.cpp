@@ -61,14 +61,19 @@ void vector_of(const GraphBuilder& b, const OpCall& call, size_t i, int64_t n, c
 // The params of a norm over `columns`, per head when the attribute heads > 1; the
 // weight (argument 1), when there is one, has one entry per column of a group, or, per
 // head, a gain of each head's own: [heads, columns / heads] (Command R+'s QK-norm).
-NormParams norm_params(const GraphBuilder& b, const OpCall& call, int64_t columns) {
+NormParams norm_params(GraphBuilder& b, const OpCall& call, int64_t columns) {
   const int32_t heads = b.positive_int32(call, "heads");
   if (columns % heads != 0) {
     b.fail(*call.expr, name_of(call) + ": the " + std::to_string(columns) + " columns of " + arg(b, call, 0) +
                            " do not split into " + std::to_string(heads) + " heads");
   }
   const int64_t group = columns / heads;
-  if (call.params[1].present && !(heads > 1 && b.shape(call.tensor(1)) == Shape{heads, group})) {
+  const bool per_head = call.params[1].present && heads > 1 && b.shape(call.tensor(1)) == Shape{heads, group};
+  if (per_head) {
+    for (size_t i = 1; i < call.params.size() && i <= 2; ++i) {
+      if (call.params[i].present) b.as_vector_operand(*call.params[i].expr, call.tensor(i));
+    }
+  } else if (call.params[1].present) {
     vector_of(b, call, 1, group,
               heads > 1 ? "one head (" + std::to_string(columns) + " columns / " + std::to_string(heads) +
                               " heads), or be [" + std::to_string(heads) + ", " + std::to_string(group) +

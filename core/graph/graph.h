@@ -48,6 +48,9 @@ struct GraphTensor {
   // Weight: the file stores it f16/bf16 and the graph reads an f32 copy (norm gains and
   // biases: vector operands are f32 in every kernel contract).
   bool widened = false;
+  // Weight: read by its kernels as f32 values although it has two dimensions (a norm's
+  // gain per head, [heads, head_dim]): kept f32 by converters, widened from f16/bf16.
+  bool vector_operand = false;
   StepInput input = StepInput::TokenIds;  // StepInput: what feeds it
   int layer = -1;         // Cache: layer index
   bool is_value = false;  // Cache: false = K, true = V

@@ -310,6 +310,25 @@ TEST_F(ConvertTest, Q4KOfRowsThatAreNotWholeSuperBlocksFallsBackTo32ElementBlock
   EXPECT_EQ(file->find_meta("general.file_type")->as_int(), 15);
 }
 
+// Command R+'s q/k norm gains per head are [heads, head_dim] matrices that the norms
+// read as f32 values: converted to q8_0, the model keeps them f32 (rows of 8 would not
+// even fit a q8_0 block) and computes what the folder does, within q8_0's error.
+TEST_F(ConvertTest, Q8KeepsPerHeadNormGainsF32) {
+  const std::string out = scratch("cohere-qknorm-q8.gguf");
+  const CommandResult r =
+      tessera("convert " + shell_quote(hf_fixture_folder("cohere-qknorm")) + " --dtype q8_0 -o " + shell_quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto file = GgufFile::open(out);
+  EXPECT_EQ(file->find_tensor("blk.0.attn_q.weight")->dtype, DType::Q8_0);
+  EXPECT_EQ(file->find_tensor("blk.0.attn_q_norm.weight")->dtype, DType::F32);
+  EXPECT_EQ(file->find_tensor("blk.1.attn_k_norm.weight")->dtype, DType::F32);
+  const HfFixture f = load_hf_fixture("cohere-qknorm");
+  const HfSequence& s = f.sequences.front();
+  EXPECT_LT(max_abs_error(prefill_logits(*load(out), s.tokens),
+                          prefill_logits(*load(hf_fixture_folder("cohere-qknorm")), s.tokens)),
+            0.25);  // q8_0's rounding of the matrices: 0.11 measured
+}
+
 TEST_F(ConvertTest, MissingSourceIsRefused) {
   const std::string missing = scratch("no-such-model");
   const CommandResult r = tessera("convert " + shell_quote(missing) + " -o " + shell_quote(scratch("x.gguf")));

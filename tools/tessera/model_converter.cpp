@@ -69,11 +69,12 @@ std::string model_title(const WeightFile& source) {
   return p.filename().string();
 }
 
-// Matrices in the requested dtype (or the source's); vectors in f32, except an
-// unconverted vector the source already holds in a dtype the graph reads as is.
+// Matrices in the requested dtype (or the source's); vectors (and matrices read as f32
+// values, such as a norm's gains per head) in f32, except an unconverted one the source
+// already holds in a dtype the graph reads as is.
 DType written_dtype(const GraphTensor& t, const TensorView& src, const std::optional<QuantPreset>& preset,
                     int64_t n_layers) {
-  if (t.shape.size() >= 2) {
+  if (t.shape.size() >= 2 && !t.vector_operand) {
     if (!preset) return src.dtype;
     return preset_dtype(*preset, {t.gguf_name, t.shape.back(), n_layers});
   }

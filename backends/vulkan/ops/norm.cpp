@@ -1,7 +1,8 @@
 // RMS_NORM and LAYER_NORM: x [N, C] f32, w [G] f32 (optional for layer norm, and its
 // optional bias b [G]; or C values each, a gain per group), out [N, C] f32, where each run
-// of G = group columns (C for group 0) is normalised on its own. x is contiguous, so its groups are the rows of an
-// [N * C / G, G] matrix: one workgroup per group, and norm.comp needs no notion of it.
+// of G = group columns (C for group 0) is normalised on its own. x is contiguous, so its
+// groups are the rows of an [N * C / G, G] matrix: one workgroup per group, which finds
+// its parameters from its row.
 // Its sums use subgroup arithmetic (norm_subgroup) where use_subgroup_arithmetic allows.
 #include <string>
 
