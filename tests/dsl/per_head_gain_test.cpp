@@ -40,7 +40,8 @@ TEST(PerHeadGain, F16GainIsWidenedToF32AndMarked) {
 
 TEST(PerHeadGain, F32GainIsMarkedAndNotWidened) {
   const FakeWeightFile f = file_with_gain(DType::F32);
-  const GraphTensor* qn = find_tensor(compile_text(kModel, &f).graph, "qn");
+  const CompiledModel m = compile_text(kModel, &f);  // owns the graph qn points into
+  const GraphTensor* qn = find_tensor(m.graph, "qn");
   ASSERT_NE(qn, nullptr);
   EXPECT_FALSE(qn->widened);
   EXPECT_TRUE(qn->vector_operand);
