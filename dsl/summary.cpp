@@ -44,8 +44,16 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64
     const int layer = model.node_layers[i];
     if (layer >= 0 && (s.first_layer < 0 || layer < s.first_layer)) s.first_layer = layer;
   }
+  std::map<int, std::map<OpCountKey, int>> per_layer;  // layer -> nodes per op
   for (size_t i = 0; i < g.nodes().size(); ++i) {
-    if (s.first_layer >= 0 && model.node_layers[i] == s.first_layer) s.ops_per_layer[{g.nodes()[i].op, std::string(g.nodes()[i].op_ref().custom)}] += 1;
+    if (model.node_layers[i] >= 0) per_layer[model.node_layers[i]][{g.nodes()[i].op, std::string(g.nodes()[i].op_ref().custom)}] += 1;
+  }
+  if (s.first_layer >= 0) s.ops_per_layer = per_layer[s.first_layer];
+  for (const auto& [layer, ops] : per_layer) {
+    auto same = std::find_if(s.layer_groups.begin(), s.layer_groups.end(),
+                             [&](const ModelSummary::LayerGroup& group) { return group.ops == ops; });
+    if (same == s.layer_groups.end()) same = s.layer_groups.insert(s.layer_groups.end(), {{}, ops});
+    same->layers.push_back(layer);
   }
   s.n_nodes = static_cast<int64_t>(g.nodes().size());
   s.flops_per_token = s.matmul_flops_per_token + s.attention_flops_per_token;
@@ -66,6 +74,18 @@ std::string grouped(int64_t v) {
 }
 
 std::string bytes(int64_t n) { return format_bytes(static_cast<double>(n), 2); }
+
+// {0, 2, 3, 4, 7} -> "layers 0, 2-4, 7"; {5} -> "layer 5".
+std::string layer_ranges(const std::vector<int>& layers) {
+  std::string out = layers.size() == 1 ? "layer " : "layers ";
+  for (size_t i = 0; i < layers.size();) {
+    size_t j = i;
+    while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
+    out += (i > 0 ? ", " : "") + std::to_string(layers[i]) + (j > i ? "-" + std::to_string(layers[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
 
 std::string op_list(const std::map<OpCountKey, int>& counts) {
   std::string s;
@@ -128,8 +148,14 @@ std::string format_summary(const CompiledModel& model, const ModelSummary& s) {
   if (model.coverage.checked) out += coverage_lines(model.coverage);
   out += "graph: " + grouped(s.n_nodes) + " nodes, " + std::to_string(model.n_layers) +
          " attention layers (" + op_list(s.op_counts) + ")\n";
-  if (s.first_layer >= 0) {
+  if (s.layer_groups.size() == 1) {
     out += "per layer: " + std::to_string(count(s.ops_per_layer)) + " nodes (" + op_list(s.ops_per_layer) + ")\n";
+  } else if (s.layer_groups.size() > 1) {
+    out += "per layer, " + std::to_string(s.layer_groups.size()) + " kinds:\n";
+    for (const ModelSummary::LayerGroup& group : s.layer_groups) {
+      out += "  " + layer_ranges(group.layers) + ": " + std::to_string(count(group.ops)) + " nodes (" +
+             op_list(group.ops) + ")\n";
+    }
   }
   const int64_t attention_per_position =
       s.context_length > 0 ? s.attention_flops_per_token / s.context_length : 0;

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "dsl/compiler.h"
 
@@ -29,6 +30,14 @@ struct ModelSummary {
   std::map<OpCountKey, int> op_counts;      // nodes per op over the whole graph
   int first_layer = -1;                 // the layer ops_per_layer counts; -1 if no loops
   std::map<OpCountKey, int> ops_per_layer;  // nodes per op of that layer
+  // Layers grouped by their nodes per op, in the order each shape first appears: one
+  // group when every layer computes the same, more where some differ (dense layers
+  // between expert ones, layers without RoPE).
+  struct LayerGroup {
+    std::vector<int> layers;  // ascending
+    std::map<OpCountKey, int> ops;
+  };
+  std::vector<LayerGroup> layer_groups;
 };
 
 // Summarises `model`, stating attention FLOPs at `context_length` tokens

@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Library, ConvertFixtureTest,
                                            "cohere2", "gptj", "nemotron", "falcon", "falcon-40b", "gpt_bigcode",
                                            "exaone4", "glm4", "arcee", "mixtral", "qwen3_moe", "qwen2_moe",
                                            "internlm2", "baichuan", "baichuan-13b", "exaone",
-                                           "cohere-qknorm", "qwen3_moe-step2"));
+                                           "cohere-qknorm", "qwen3_moe-step2", "qwen3_moe-mlponly"));
 
 TEST_F(ConvertTest, KeepLeavesBf16MatricesAndWidensVectorsToF32) {
   const std::string gguf = scratch("llama-bf16.gguf");

@@ -119,7 +119,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"qwen3_moe", "qwen3_moe.tsr"}, Case{"qwen2_moe", "qwen2_moe.tsr"},
                       Case{"internlm2", "internlm2.tsr"}, Case{"baichuan", "baichuan.tsr"},
                       Case{"baichuan-13b", "baichuan.tsr"}, Case{"exaone", "exaone.tsr"},
-                      Case{"cohere-qknorm", "command_r.tsr"}, Case{"qwen3_moe-step2", "qwen3_moe.tsr"}),
+                      Case{"cohere-qknorm", "command_r.tsr"}, Case{"qwen3_moe-step2", "qwen3_moe.tsr"},
+                      Case{"qwen3_moe-mlponly", "qwen3_moe.tsr"}),
     [](const ::testing::TestParamInfo<Case>& info) { return fixture_test_name(info.param.fixture); });
 
 }  // namespace
