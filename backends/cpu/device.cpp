@@ -1,6 +1,7 @@
 // Device description of the CPU plugin: the kernels' instruction set, threads and RAM.
 #include "backends/cpu/device.h"
 
+#include "backends/cpu/decode_rows.h"
 #include "backends/cpu/isa.h"
 #include "backends/cpu/ops/matmul_quant.h"
 
@@ -25,6 +26,8 @@ std::string kernel_isa() {
   isa += isa_choice();
   isa += ": matmul, attention, norm and element-wise; block-format prefill on ";
   isa += quant_prefill_path();
+  isa += ", decode rows ";
+  isa += decode_rows_name(decode_rows());
   return isa;
 }
 

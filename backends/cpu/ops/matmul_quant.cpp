@@ -21,6 +21,7 @@
 #include <tessera/kit/quant_blocks.h>
 
 #include "backends/cpu/amx_support.h"
+#include "backends/cpu/decode_rows.h"
 #include "backends/cpu/ops/quant_activations.h"
 
 #include "backends/cpu/isa_target.h"
@@ -460,10 +461,11 @@ void run_rows(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_beg
 // [m_begin, m_end): eight rows an eighth of the range apart go through dot_8rows_32
 // together (its row stride is that distance), so the thread reads eight sequential
 // streams of DRAM side by side instead of one; row r's sums do not depend on which rows
-// share its call. The rows left over go one by one. Measured, 2 threads: TinyLlama-shaped
-// q8_0 decode 15-16 -> 19-20 tok/s, SmolLM2 Q4_1 111-115 -> 127-138, q4_0 unchanged
-// (its unpacking, not memory, is the limit); the K formats got slower (their scales are
-// gathered across the eight rows), so they keep run_rows.
+// share its call. The rows left over go one by one. Measured, 2 threads, on an Intel
+// Xeon: TinyLlama-shaped q8_0 decode 15-16 -> 19-20 tok/s, SmolLM2 Q4_1 111-115 -> 127-138,
+// q4_0 unchanged (its unpacking, not memory, is the limit); on an AMD EPYC it is slower
+// than run_rows, so decode_rows() (decode_rows.h) chooses. The K formats got slower here
+// too (their scales are gathered across the eight rows), so they keep run_rows.
 template <class F>
 void run_rows_far(const MatmulArgs& a, const QuantizedRows<Q8Block>& qx, int64_t m_begin, int64_t m_end) {
   float* out = a.out.as<float>();
@@ -605,7 +607,7 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
                                       : kGrainRows / 8;
   pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
     if constexpr (!quant::is_k_format<F>()) {
-      if (a.n <= kTileX) {
+      if (a.n <= kTileX && decode_rows() == DecodeRows::kFar) {
         run_rows_far<F>(a, qx, b * 8, std::min(e * 8, a.m));
         return;
       }
