@@ -8,22 +8,19 @@
 namespace tessera::test {
 namespace {
 
+// A model of n layers of d x d weights, each layer computing `step` (x = x + ...).
+std::string layers_model(int n, const std::string& step) {
+  return "model tiny\nhparams { d = 8  v = 16  n = " + std::to_string(n) +
+         " }\n"
+         "weights {\n  emb [v, d] = \"emb\"\n  layer i in 0 .. n { w [d, d] = \"blk.{i}.w\" }\n}\n"
+         "forward {\n  x = embed(emb)\n  for i in 0 .. n { x = x + " +
+         step + " }\n  logits = linear(outputs(x), emb)\n}\n";
+}
+
 // Five layers; layers 1, 2 and 4 add a second matmul (as dense layers between expert ones
 // add their own nodes).
-const char* const kMixedLayers = R"(model tiny
-hparams { d = 8  v = 16  n = 5 }
-weights {
-  emb [v, d] = "emb"
-  layer i in 0 .. n { w [d, d] = "blk.{i}.w" }
-}
-forward {
-  x = embed(emb)
-  for i in 0 .. n {
-    x = x + if(i == 1 || i == 2 || i == 4, linear(linear(x, w[i]), w[i]), linear(x, w[i]))
-  }
-  logits = linear(outputs(x), emb)
-}
-)";
+const std::string kMixedLayers =
+    layers_model(5, "if(i == 1 || i == 2 || i == 4, linear(linear(x, w[i]), w[i]), linear(x, w[i]))");
 
 TEST(SummaryLayerKinds, GroupsLayersByTheirNodes) {
   const dsl::ModelSummary s = dsl::summarize(compile_text(kMixedLayers));
@@ -45,19 +42,7 @@ TEST(SummaryLayerKinds, CheckListsEachKindWithItsLayers) {
 }
 
 TEST(SummaryLayerKinds, OneKindKeepsTheSingleLine) {
-  const char* const kSame = R"(model tiny
-hparams { d = 8  v = 16  n = 3 }
-weights {
-  emb [v, d] = "emb"
-  layer i in 0 .. n { w [d, d] = "blk.{i}.w" }
-}
-forward {
-  x = embed(emb)
-  for i in 0 .. n { x = x + linear(x, w[i]) }
-  logits = linear(outputs(x), emb)
-}
-)";
-  const CompiledModel m = compile_text(kSame);
+  const CompiledModel m = compile_text(layers_model(3, "linear(x, w[i])"));
   const dsl::ModelSummary s = dsl::summarize(m);
   ASSERT_EQ(s.layer_groups.size(), 1u);
   EXPECT_EQ(s.layer_groups[0].layers, (std::vector<int>{0, 1, 2}));
