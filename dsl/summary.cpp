@@ -49,11 +49,12 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64
     if (model.node_layers[i] >= 0) per_layer[model.node_layers[i]][{g.nodes()[i].op, std::string(g.nodes()[i].op_ref().custom)}] += 1;
   }
   if (s.first_layer >= 0) s.ops_per_layer = per_layer[s.first_layer];
-  for (const auto& [layer, ops] : per_layer) {
+  for (const auto& layer : per_layer) {  // not a structured binding: clang 14 cannot capture one
+    const std::map<OpCountKey, int>& ops = layer.second;
     auto same = std::find_if(s.layer_groups.begin(), s.layer_groups.end(),
                              [&](const ModelSummary::LayerGroup& group) { return group.ops == ops; });
     if (same == s.layer_groups.end()) same = s.layer_groups.insert(s.layer_groups.end(), {{}, ops});
-    same->layers.push_back(layer);
+    same->layers.push_back(layer.first);
   }
   s.n_nodes = static_cast<int64_t>(g.nodes().size());
   s.flops_per_token = s.matmul_flops_per_token + s.attention_flops_per_token;
