@@ -26,9 +26,12 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64
   s.kv_bytes_per_token = static_cast<int64_t>(g.kv_bytes_per_token());
   s.batch = batch;
   s.kv_bytes_total = s.kv_bytes_per_token * s.context_length * batch;
+  std::map<int, std::map<OpCountKey, int>> per_layer;  // layer -> nodes per op
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const GraphNode& n = g.nodes()[i];
-    s.op_counts[{n.op, std::string(n.op_ref().custom)}] += 1;
+    const OpCountKey key{n.op, std::string(n.op_ref().custom)};
+    s.op_counts[key] += 1;
+    if (model.node_layers[i] >= 0) per_layer[model.node_layers[i]][key] += 1;
     if (n.op == OpKind::MatMul) {
       const Shape& w = g.tensor(n.inputs[1]).shape;  // [M, K]
       s.matmul_flops_per_token += 2 * w[0] * w[1];
@@ -41,14 +44,11 @@ ModelSummary summarize(const CompiledModel& model, int64_t context_length, int64
       // q.k and the weighted sum of v, each a multiply-add per key and head dim.
       s.attention_flops_per_token += 4 * int64_t{p.n_heads} * p.head_dim * s.context_length;
     }
-    const int layer = model.node_layers[i];
-    if (layer >= 0 && (s.first_layer < 0 || layer < s.first_layer)) s.first_layer = layer;
   }
-  std::map<int, std::map<OpCountKey, int>> per_layer;  // layer -> nodes per op
-  for (size_t i = 0; i < g.nodes().size(); ++i) {
-    if (model.node_layers[i] >= 0) per_layer[model.node_layers[i]][{g.nodes()[i].op, std::string(g.nodes()[i].op_ref().custom)}] += 1;
+  if (!per_layer.empty()) {  // ordered by layer: the first is the lowest
+    s.first_layer = per_layer.begin()->first;
+    s.ops_per_layer = per_layer.begin()->second;
   }
-  if (s.first_layer >= 0) s.ops_per_layer = per_layer[s.first_layer];
   for (const auto& layer : per_layer) {  // not a structured binding: clang 14 cannot capture one
     const std::map<OpCountKey, int>& ops = layer.second;
     auto same = std::find_if(s.layer_groups.begin(), s.layer_groups.end(),

@@ -605,9 +605,10 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
   const int64_t groups = (a.m + 7) / 8;
   const int64_t grain = a.n <= kTileX ? std::max<int64_t>(kGrainRows / 8, (groups + pool.size() - 1) / pool.size())
                                       : kGrainRows / 8;
+  const bool far = a.n <= kTileX && decode_rows() == DecodeRows::kFar;
   pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
     if constexpr (!quant::is_k_format<F>()) {
-      if (a.n <= kTileX && decode_rows() == DecodeRows::kFar) {
+      if (far) {
         run_rows_far<F>(a, qx, b * 8, std::min(e * 8, a.m));
         return;
       }
