@@ -263,8 +263,8 @@ inline __m256i half_chunk_order(__m256i v) {
 inline __m256i load8i(const int* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
 
 // What a K format's dot needs of one x block, shared by every weight row: the biases'
-// share of each half-chunk (bias * its x sum, in half_chunk_order) and, for the formats
-// with a min per 32, the x sums as 16 int16 for pairing with the mins.
+// share of each half-chunk (bias * its x sum, in half_chunk_order) for the signed formats
+// without scale_bytes, and the x sums as 16 int16 for pairing with mins and scales.
 struct XTerms {
   const Q8KBlock* xb;
   __m256i bias[2];
@@ -274,7 +274,7 @@ struct XTerms {
 template <class F>
 inline XTerms x_terms(const Q8KBlock& xb) {
   XTerms t{&xb, {}, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.sums))};
-  if constexpr (dot_bias<F>() != 0) {
+  if constexpr (dot_bias<F>() != 0 && !requires(const uint8_t* b) { F::scale_bytes(b); }) {
     for (int h = 0; h < 2; ++h) {
       const __m256i xs = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xb.sums + 8 * h)));
       t.bias[h] = _mm256_mullo_epi32(half_chunk_order(xs), _mm256_set1_epi32(dot_bias<F>()));
@@ -298,31 +298,50 @@ inline __m256i hadd4(const __m256i* q) {
   return _mm256_hadd_epi32(_mm256_hadd_epi32(q[0], q[1]), _mm256_hadd_epi32(q[2], q[3]));
 }
 
-// The four bytes of `four` as int32 lanes, twice: b0 b1 b2 b3 b0 b1 b2 b3. (A function,
-// not a lambda: g++ checks a lambda's vector return against the file's flags.)
-inline __m256i four_bytes_twice(uint32_t four) {
-  return _mm256_cvtepu8_epi32(_mm_set1_epi32(static_cast<int>(four)));
+// A super-block's scaled chunk dots summed in int32 lanes, for the formats with
+// scale_bytes: per chunk, pmaddubsw pairs the (unsigned) levels with x into int16 and one
+// multiply-add by the chunk's two half-chunk scales widens them, so no per-chunk lane
+// sums or 32-bit multiplies are left. The bias of the signed formats comes off once per
+// super-block: kBias * sum_s scale_s * xsum_s.
+template <class F>
+inline __m256i scaled_chunk_sums(const uint8_t* blk, const XTerms& t) {
+  const __m128i s8 = F::scale_bytes(blk);
+  __m256i sum = _mm256_setzero_si256();
+  for (int c = 0; c < 8; ++c) {
+    __m256i levels = F::levels(blk, c);
+    if constexpr (F::kSigned) levels = _mm256_add_epi8(levels, _mm256_set1_epi8(static_cast<char>(F::kBias)));
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.xb->q + 32 * c));
+    // int16 lanes 0..7: scale 2c, lanes 8..15: scale 2c + 1 (lanes 8..15 of the products
+    // are elements 16..31).
+    const __m128i pick = _mm_add_epi8(_mm_set1_epi8(static_cast<char>(2 * c)),
+                                      _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+    const __m256i scale = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(s8, pick));
+    const __m256i products = _mm256_maddubs_epi16(levels, xq);
+#if TESSERA_CPU_AVX512
+    sum = _mm256_dpwssd_epi32(sum, products, scale);
+#else
+    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, scale));
+#endif
+  }
+  if constexpr (F::kSigned) {
+    const __m256i bias = _mm256_madd_epi16(_mm256_cvtepi8_epi16(s8), t.sums16);
+    sum = _mm256_sub_epi32(sum, _mm256_mullo_epi32(bias, _mm256_set1_epi32(F::kBias)));
+  }
+  return sum;
 }
 
-// The integer sums of one super-block of one weight row against x block t.xb:
-// isum lanes total sum_j scale_j * sum_i level_i q_i, and the return value is
-// sum_j min_j sum_i q_i.
+// The integer sums of one super-block of one weight row against x block t.xb, each as the
+// total of eight int32 lanes: *isum of sum_j scale_j * sum_i level_i q_i, *imin of
+// sum_j min_j sum_i q_i (formats with mins).
 template <class F>
-inline int k_block_sums(const uint8_t* blk, const XTerms& t, __m256i* isum) {
-  __m256i d[8];
-  chunk_dots<F>(blk, *t.xb, d);
-  if constexpr (requires(uint64_t* w) { F::scale_min_words(blk, w, w); }) {
-    // One scale and one min per chunk of 32 (unsigned bytes): the chunk sums in hadd4's
-    // order meet each scale twice, once per half.
-    uint64_t sc, mn;
-    F::scale_min_words(blk, &sc, &mn);
-    *isum = _mm256_add_epi32(_mm256_mullo_epi32(hadd4(d), four_bytes_twice(static_cast<uint32_t>(sc))),
-                             _mm256_mullo_epi32(hadd4(d + 4), four_bytes_twice(static_cast<uint32_t>(sc >> 32))));
-    const __m128i m = _mm_cvtsi64_si128(static_cast<int64_t>(mn));
-    const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m, m));  // each min for both halves
-    const __m256i imin = _mm256_madd_epi16(mins16, t.sums16);
-    return hsum_i32(imin);
+inline void k_block_sums(const uint8_t* blk, const XTerms& t, __m256i* isum, __m256i* imin) {
+  if constexpr (requires { F::scale_bytes(blk); }) {
+    *isum = scaled_chunk_sums<F>(blk, t);
+    if constexpr (F::kHasMin) *imin = _mm256_madd_epi16(_mm256_cvtepu8_epi16(F::min_bytes(blk)), t.sums16);
+    return;
   } else {
+    __m256i d[8];
+    chunk_dots<F>(blk, *t.xb, d);
     alignas(32) int sc[16], mn[16];
     __m256i scales[2];
     if constexpr (requires { F::scale_vectors(blk, scales); }) {
@@ -339,11 +358,8 @@ inline int k_block_sums(const uint8_t* blk, const XTerms& t, __m256i* isum) {
     }
     *isum = _mm256_add_epi32(_mm256_mullo_epi32(half[0], half_chunk_order(scales[0])),
                              _mm256_mullo_epi32(half[1], half_chunk_order(scales[1])));
-    int imin = 0;
-    if constexpr (F::kHasMin) {
-      for (int s = 0; s < 16; ++s) imin += mn[s] * t.xb->sums[s];
-    }
-    return imin;
+    static_assert(!F::kHasMin, "a format with mins gives scale_bytes and min_bytes");
+    (void)imin;
   }
 }
 
@@ -363,11 +379,11 @@ void dot_row_k(const uint8_t* w, const Q8KBlock* const* x, int64_t blocks, float
     }
     const float dw = F::d(blk);
     for (int i = 0; i < NX; ++i) {
-      __m256i isum;
-      const int imin = k_block_sums<F>(blk, x_terms<F>(x[i][b]), &isum);
+      __m256i isum, imin;
+      k_block_sums<F>(blk, x_terms<F>(x[i][b]), &isum, &imin);
       const float dx = x[i][b].d;
       acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * dx), _mm256_cvtepi32_ps(isum), acc[i]);
-      if constexpr (F::kHasMin) summ[i] -= F::dmin(blk) * dx * static_cast<float>(imin);
+      if constexpr (F::kHasMin) summ[i] -= F::dmin(blk) * dx * static_cast<float>(hsum_i32(imin));
     }
   }
   for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(acc[i]) + summ[i];
@@ -386,16 +402,14 @@ void dot_8rows_k(const uint8_t* w, int64_t row_bytes, const Q8KBlock* const* x, 
     const __m256 dw = halves_to_f32(words, F::kDHigh);
     if (prefetch) prefetch_next_group<F::kBytes>(w, row_bytes, b);
     for (int i = 0; i < NX; ++i) {
-      __m256i t[8];
-      alignas(32) int imin[8];
+      __m256i t[8], m[8];
       const XTerms xt = x_terms<F>(x[i][b]);
-      for (int r = 0; r < 8; ++r) imin[r] = k_block_sums<F>(blk + r * row_bytes, xt, &t[r]);
+      for (int r = 0; r < 8; ++r) k_block_sums<F>(blk + r * row_bytes, xt, &t[r], &m[r]);
       const __m256 dx = _mm256_set1_ps(x[i][b].d);
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(reduce8(t)), _mm256_mul_ps(dw, dx), acc[i]);
       if constexpr (F::kHasMin) {
         const __m256 dmin = _mm256_mul_ps(halves_to_f32(words, true), dx);
-        summ[i] = _mm256_fnmadd_ps(dmin, _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(imin))),
-                                   summ[i]);
+        summ[i] = _mm256_fnmadd_ps(dmin, _mm256_cvtepi32_ps(reduce8(m)), summ[i]);
       }
     }
   }

@@ -28,6 +28,7 @@ inline float half(const uint8_t* p) {
 }
 
 inline __m256i load32(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+inline __m128i load16(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 
 // 16 bytes of nibbles: low nibbles as elements 0..15, high nibbles as 16..31.
 inline __m256i nibbles32(const uint8_t* qs) {
@@ -118,6 +119,9 @@ struct IQ4_NL {
 // kDHigh whether d is its upper half (so the word never reaches past the block).
 // kBias (signed formats): added to every level, it makes them all unsigned bytes, the
 // operand vpdpbusd multiplies without the sign trick; the dot then loses kBias * sum(x).
+// scale_bytes(blk) (optional): the sixteen scales as int8 bytes, one per half-chunk, for
+// the formats whose biased levels stay below 64 (so pmaddubsw cannot saturate);
+// min_bytes(blk) the mins likewise (unsigned).
 
 struct Q2_K {
   static constexpr int kBytes = 84, kScaleWord = 80;
@@ -130,6 +134,10 @@ struct Q2_K {
       sc[s] = b[s] & 0xF;
       mn[s] = b[s] >> 4;
     }
+  }
+  static __m128i scale_bytes(const uint8_t* b) { return _mm_and_si128(load16(b), _mm_set1_epi8(0x0F)); }
+  static __m128i min_bytes(const uint8_t* b) {
+    return _mm_and_si128(_mm_srli_epi16(load16(b), 4), _mm_set1_epi8(0x0F));
   }
 };
 struct Q3_K {
@@ -174,6 +182,11 @@ inline void k4_scale_min_words(const uint8_t* b, uint64_t* sc, uint64_t* mn) {
   *sc = sc_low | static_cast<uint64_t>(sc_high) << 32;
   *mn = mn_low | static_cast<uint64_t>(mn_high) << 32;
 }
+// The eight bytes of `word`, each twice: one per half-chunk.
+inline __m128i bytes_twice(uint64_t word) {
+  const __m128i v = _mm_cvtsi64_si128(static_cast<int64_t>(word));
+  return _mm_unpacklo_epi8(v, v);
+}
 struct Q4_K {
   static constexpr int kBytes = 144, kScaleWord = 0;
   static constexpr bool kSigned = false, kHasMin = true, kDHigh = false;
@@ -181,7 +194,16 @@ struct Q4_K {
   static float dmin(const uint8_t* b) { return half(b + 2); }
   static __m256i levels(const uint8_t* b, int c) { return byte_field(load32(b + 16 + 32 * (c / 2)), 4 * (c % 2), 0xF); }
   static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
-  static void scale_min_words(const uint8_t* b, uint64_t* sc, uint64_t* mn) { k4_scale_min_words(b, sc, mn); }
+  static __m128i scale_bytes(const uint8_t* b) {
+    uint64_t sc, mn;
+    k4_scale_min_words(b, &sc, &mn);
+    return bytes_twice(sc);
+  }
+  static __m128i min_bytes(const uint8_t* b) {
+    uint64_t sc, mn;
+    k4_scale_min_words(b, &sc, &mn);
+    return bytes_twice(mn);
+  }
 };
 struct Q5_K {
   static constexpr int kBytes = 176, kScaleWord = 0;
@@ -194,7 +216,16 @@ struct Q5_K {
     return _mm256_or_si256(low, high);
   }
   static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
-  static void scale_min_words(const uint8_t* b, uint64_t* sc, uint64_t* mn) { k4_scale_min_words(b, sc, mn); }
+  static __m128i scale_bytes(const uint8_t* b) {
+    uint64_t sc, mn;
+    k4_scale_min_words(b, &sc, &mn);
+    return bytes_twice(sc);
+  }
+  static __m128i min_bytes(const uint8_t* b) {
+    uint64_t sc, mn;
+    k4_scale_min_words(b, &sc, &mn);
+    return bytes_twice(mn);
+  }
 };
 struct Q6_K {
   static constexpr int kBias = 32;
@@ -209,6 +240,7 @@ struct Q6_K {
     return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
   }
   // The same scales as two vectors of eight int32 (for formats without mins, optional).
+  static __m128i scale_bytes(const uint8_t* b) { return load16(b + 192); }
   static void scale_vectors(const uint8_t* b, __m256i* sc) {
     sc[0] = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 192)));
     sc[1] = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 200)));
