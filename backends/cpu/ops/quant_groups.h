@@ -182,9 +182,11 @@ inline void k4_scale_min_words(const uint8_t* b, uint64_t* sc, uint64_t* mn) {
   *sc = sc_low | static_cast<uint64_t>(sc_high) << 32;
   *mn = mn_low | static_cast<uint64_t>(mn_high) << 32;
 }
-// The eight bytes of `word`, each twice: one per half-chunk.
-inline __m128i bytes_twice(uint64_t word) {
-  const __m128i v = _mm_cvtsi64_si128(static_cast<int64_t>(word));
+// Q4_K / Q5_K: the eight scales (or mins), each twice: one byte per half-chunk.
+inline __m128i k4_bytes(const uint8_t* b, bool mins) {
+  uint64_t sc, mn;
+  k4_scale_min_words(b, &sc, &mn);
+  const __m128i v = _mm_cvtsi64_si128(static_cast<int64_t>(mins ? mn : sc));
   return _mm_unpacklo_epi8(v, v);
 }
 struct Q4_K {
@@ -194,16 +196,8 @@ struct Q4_K {
   static float dmin(const uint8_t* b) { return half(b + 2); }
   static __m256i levels(const uint8_t* b, int c) { return byte_field(load32(b + 16 + 32 * (c / 2)), 4 * (c % 2), 0xF); }
   static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
-  static __m128i scale_bytes(const uint8_t* b) {
-    uint64_t sc, mn;
-    k4_scale_min_words(b, &sc, &mn);
-    return bytes_twice(sc);
-  }
-  static __m128i min_bytes(const uint8_t* b) {
-    uint64_t sc, mn;
-    k4_scale_min_words(b, &sc, &mn);
-    return bytes_twice(mn);
-  }
+  static __m128i scale_bytes(const uint8_t* b) { return k4_bytes(b, false); }
+  static __m128i min_bytes(const uint8_t* b) { return k4_bytes(b, true); }
 };
 struct Q5_K {
   static constexpr int kBytes = 176, kScaleWord = 0;
@@ -216,16 +210,8 @@ struct Q5_K {
     return _mm256_or_si256(low, high);
   }
   static void scales(const uint8_t* b, int* sc, int* mn) { k4_scales(b, sc, mn); }
-  static __m128i scale_bytes(const uint8_t* b) {
-    uint64_t sc, mn;
-    k4_scale_min_words(b, &sc, &mn);
-    return bytes_twice(sc);
-  }
-  static __m128i min_bytes(const uint8_t* b) {
-    uint64_t sc, mn;
-    k4_scale_min_words(b, &sc, &mn);
-    return bytes_twice(mn);
-  }
+  static __m128i scale_bytes(const uint8_t* b) { return k4_bytes(b, false); }
+  static __m128i min_bytes(const uint8_t* b) { return k4_bytes(b, true); }
 };
 struct Q6_K {
   static constexpr int kBias = 32;
