@@ -3,6 +3,7 @@
 
 #include "backends/cpu/decode_rows.h"
 #include "backends/cpu/isa.h"
+#include "backends/cpu/ops/matmul_bf16.h"
 #include "backends/cpu/ops/matmul_quant.h"
 
 #include <unistd.h>
@@ -26,6 +27,8 @@ std::string kernel_isa() {
   isa += isa_choice();
   isa += ": matmul, attention, norm and element-wise; block-format prefill on ";
   isa += quant_prefill_path();
+  isa += ", bf16 prefill on ";
+  isa += bf16_prefill_path();
   isa += ", decode rows ";
   isa += decode_rows_name(decode_rows());
   return isa;

@@ -49,6 +49,17 @@ CpuIsa detect() {
 #endif
 }
 
+bool detect_avx512_bf16() {
+#if defined(__x86_64__)
+  if (detect() != CpuIsa::kAvx512) return false;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d) == 0) return false;
+  return has_bits(a, {5});
+#else
+  return false;
+#endif
+}
+
 struct Choice {
   CpuIsa isa;
   std::string why;
@@ -99,6 +110,11 @@ CpuIsa isa_built() {
 CpuIsa isa_supported() {
   static const CpuIsa isa = detect();
   return isa;
+}
+
+bool cpu_has_avx512_bf16() {
+  static const bool present = detect_avx512_bf16();
+  return present;
 }
 
 CpuIsa isa_in_use() { return choice().isa; }

@@ -6,7 +6,8 @@
 //   portable: plain C++, any processor
 //   avx2:     AVX2, FMA, F16C (x86-64-v3)
 //   avx512:   AVX-512 F/BW/DQ/VL/VNNI; its block-format prefill also uses AMX int8 tiles
-//             where the processor has them and Linux grants them (amx_support.h)
+//             where the processor has them and Linux grants them (amx_support.h), its
+//             bf16 prefill AVX512-BF16 where the processor has it (matmul_bf16.h)
 // TESSERA_CPU_ISA=portable|avx2|avx512 caps the level, so tests run each copy in turn.
 #pragma once
 
@@ -24,6 +25,10 @@ CpuIsa isa_built();
 
 // The highest level the processor and the OS support (cpuid, XCR0), whether built or not.
 CpuIsa isa_supported();
+
+// Whether the processor has AVX512-BF16 (cpuid leaf 7 subleaf 1) and the OS saves the
+// AVX-512 state.
+bool cpu_has_avx512_bf16();
 
 // The level the kernels run: min(built, supported), lowered by TESSERA_CPU_ISA. Chosen
 // once per process.

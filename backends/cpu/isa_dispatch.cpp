@@ -2,6 +2,7 @@
 // instruction set in use (isa.h).
 #include "backends/cpu/isa.h"
 #include "backends/cpu/isa_kernels.h"
+#include "backends/cpu/ops/matmul_bf16.h"
 #include "backends/cpu/ops/matmul_quant.h"
 
 namespace tessera::cpu {
@@ -35,6 +36,8 @@ void attention_fast(CpuDevice& device, const tsr_op_call& call) {
 }
 
 const char* quant_prefill_path() { return isa_kernels().quant_prefill_path(); }
+
+const char* bf16_prefill_path() { return isa_kernels().bf16_prefill_path(); }
 
 void rms_norm_fast(CpuDevice& device, const tsr_op_call& call) {
   isa_kernels().rms_norm(device, check_norm(call, "rms_norm", 2, 2));

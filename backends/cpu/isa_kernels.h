@@ -14,6 +14,7 @@ struct IsaKernels {
   void (*matmul)(CpuDevice& device, const MatmulArgs& args);
   void (*attention)(CpuDevice& device, const AttentionArgs& args);
   const char* (*quant_prefill_path)();
+  const char* (*bf16_prefill_path)();
   void (*rms_norm)(CpuDevice& device, const NormArgs& args);
   void (*add)(CpuDevice& device, const BinaryArgs& args);
   void (*mul)(CpuDevice& device, const BinaryArgs& args);

@@ -27,7 +27,7 @@
 // The compilers do not define __AVX2__ and friends under the pragma, so the kernels test
 // these instead.
 #define TESSERA_CPU_AVX2 (TESSERA_CPU_ISA_LEVEL >= 1)    // AVX2, FMA, F16C
-#define TESSERA_CPU_AVX512 (TESSERA_CPU_ISA_LEVEL >= 2)  // AVX-512 F/BW/DQ/VL/VNNI, AMX int8
+#define TESSERA_CPU_AVX512 (TESSERA_CPU_ISA_LEVEL >= 2)  // AVX-512 F/BW/DQ/VL/VNNI; BF16, AMX int8 if present
 
 // A variant source ends with isa_target_end.h. With g++ the target stays in effect to the
 // end of the file, where the templates are instantiated (popping it earlier draws
@@ -40,8 +40,8 @@
 #endif
 #elif TESSERA_CPU_ISA_LEVEL == 2
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,amx-tile,amx-int8"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8"))), apply_to = function)
 #else
-#pragma GCC target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,amx-tile,amx-int8")
+#pragma GCC target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8")
 #endif
 #endif

@@ -69,7 +69,8 @@ TEST_P(HfFixtureTest, PrefillLogitsMatchTransformers) {
   const HfFixture f = load_hf_fixture(GetParam().fixture);
   const auto model = load(f);
   const Backend backend = open_backend(*host_, "cpu", 2);
-  for (const HfSequence& s : f.sequences) expect_transformers_logits(*model, backend, s, s.tokens.size());
+  const float tolerance = prefill_tolerance(backend, std::string(GetParam().fixture).find("bf16") != std::string::npos);
+  for (const HfSequence& s : f.sequences) expect_transformers_logits(*model, backend, s, s.tokens.size(), tolerance);
 }
 
 TEST_P(HfFixtureTest, DecodeLogitsMatchTransformers) {

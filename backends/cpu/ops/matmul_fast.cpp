@@ -14,6 +14,7 @@
 #include "backends/cpu/device.h"
 #include "backends/cpu/isa_kernels.h"
 #include "backends/cpu/ops/matmul.h"
+#include "backends/cpu/ops/matmul_bf16.h"
 #include "backends/cpu/ops/matmul_quant.h"
 
 #include "backends/cpu/isa_target.h"
@@ -350,7 +351,7 @@ void matmul_checked(CpuDevice& device, const MatmulArgs& a) {
     matmul_quant(device.pool(), a);
   } else if (a.n <= kDecodeMaxX) {
     matmul_decode(device.pool(), a);
-  } else {
+  } else if (!matmul_bf16_prefill(device.pool(), a)) {
 #if TESSERA_CPU_AVX512
     matmul_prefill_wide(device.pool(), a);
 #else

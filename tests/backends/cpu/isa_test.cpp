@@ -8,6 +8,7 @@
 
 #include "backends/cpu/device.h"
 #include "backends/cpu/isa.h"
+#include "backends/cpu/ops/matmul_bf16.h"
 #include "backends/cpu/ops/matmul_quant.h"
 
 namespace tessera::cpu::test {
@@ -46,7 +47,9 @@ TEST(CpuIsa, DeviceDescriptionNamesTheKernelsInUse) {
   describe_cpu_device(&info);
   const std::string description = info.description;
   EXPECT_NE(description.find(std::string("kernels ") + isa_name(isa_in_use())), std::string::npos) << description;
-  EXPECT_NE(description.find(std::string("prefill on ") + quant_prefill_path()), std::string::npos) << description;
+  EXPECT_NE(description.find(std::string("block-format prefill on ") + quant_prefill_path()), std::string::npos)
+      << description;
+  EXPECT_NE(description.find(std::string("bf16 prefill on ") + bf16_prefill_path()), std::string::npos) << description;
 }
 
 }  // namespace

@@ -182,13 +182,14 @@ TEST_P(MoeMatmulFast, MatchesTheReferenceAndReadsOnlyChosenExperts) {
   EXPECT_LE(relative_error(gotv, wantv), c.tolerance);
 }
 
-// f32 and f16 weights multiply f32 activations; the block formats round the
-// activations to 8 bits first (as MATMUL does), hence their wider tolerance.
+// f32 and f16 weights multiply f32 activations; bf16 prefill may round them to bf16
+// first (AVX512-BF16, matmul_bf16.h: 1.7e-3 measured here), the block formats to 8 bits
+// (as MATMUL does), hence their wider tolerances.
 INSTANTIATE_TEST_SUITE_P(
     Dtypes, MoeMatmulFast,
     ::testing::Values(MatmulCase{TSR_DTYPE_F32, 1, false, 1e-5}, MatmulCase{TSR_DTYPE_F32, 37, false, 1e-5},
                       MatmulCase{TSR_DTYPE_F32, 13, true, 1e-5}, MatmulCase{TSR_DTYPE_F16, 5, false, 1e-3},
-                      MatmulCase{TSR_DTYPE_BF16, 37, true, 1e-3}, MatmulCase{TSR_DTYPE_Q8_0, 1, false, 2e-2},
+                      MatmulCase{TSR_DTYPE_BF16, 37, true, 8e-3}, MatmulCase{TSR_DTYPE_Q8_0, 1, false, 2e-2},
                       MatmulCase{TSR_DTYPE_Q8_0, 37, true, 2e-2}, MatmulCase{TSR_DTYPE_Q4_0, 13, false, 2e-2},
                       MatmulCase{TSR_DTYPE_Q4_K, 1, true, 2e-2}, MatmulCase{TSR_DTYPE_Q4_K, 37, false, 2e-2},
                       MatmulCase{TSR_DTYPE_Q6_K, 5, false, 2e-2}, MatmulCase{TSR_DTYPE_IQ4_XS, 13, true, 2e-2}),

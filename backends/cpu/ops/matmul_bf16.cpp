@@ -1,0 +1,145 @@
+// Prefill MATMUL for bf16 weights on AVX512-BF16 (see matmul_bf16.h). vdpbf16ps takes
+// pairs of bf16 per 32-bit lane and adds both products to an f32 lane: twice the products
+// of an f32 FMA per instruction, with the weights read as they are stored.
+//   x [N][K] f32 -> xb [N][K2] bf16 (rounded to nearest even; K2 = K rounded up to even)
+//   panel of 32 weight rows: [K2 / 2][32][2] bf16, the pair (k, k + 1) of row r at
+//   (k / 2) * 64 + 2 * r, so one step over a pair of k loads the 32 rows as two vectors
+//   and meets each row of x through one 32-bit broadcast.
+#include "backends/cpu/ops/matmul_bf16.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include <tessera/kit/half.h>
+
+#include "backends/cpu/isa.h"
+
+#include "backends/cpu/isa_target.h"
+
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
+namespace {
+
+#if TESSERA_CPU_AVX512
+constexpr int kPanelRows = 32;
+constexpr int kTileX = 6;  // 12 accumulators: two vectors of 16 rows per row of x
+
+bool bf16_dot_chosen() {
+  const char* env = std::getenv("TESSERA_CPU_BF16");
+  if (env != nullptr && std::string_view(env) == "f32") return false;
+  return cpu_has_avx512_bf16();
+}
+
+bool bf16_dot_usable() {
+  static const bool usable = bf16_dot_chosen();
+  return usable;
+}
+
+// panel as above for weight rows [m0, m0 + rows); rows past `rows` and the pad element
+// of an odd K are zero.
+void pack_panel(const MatmulArgs& a, int64_t m0, int rows, int64_t pairs, uint32_t* panel) {
+  std::memset(panel, 0, static_cast<size_t>(pairs * kPanelRows) * sizeof(uint32_t));
+  for (int r = 0; r < rows; ++r) {
+    const auto* w = a.w.row<const uint16_t>(m0 + r);
+    for (int64_t p = 0; p < a.k / 2; ++p) {
+      uint32_t pair;
+      std::memcpy(&pair, w + 2 * p, sizeof pair);
+      panel[p * kPanelRows + r] = pair;
+    }
+    if (a.k % 2 != 0) panel[(pairs - 1) * kPanelRows + r] = w[a.k - 1];
+  }
+}
+
+// One row of x in bf16 pairs: dst[p] = (x[2p], x[2p + 1]), the pad of an odd K zero.
+void round_row(const float* x, int64_t k, uint32_t* dst) {
+  int64_t i = 0;
+  for (; i + 32 <= k; i += 32) {
+    const __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(x + i));
+    _mm512_storeu_si512(dst + i / 2, (__m512i)v);  // a bit cast of the vector
+  }
+  auto* halves = reinterpret_cast<uint16_t*>(dst);
+  for (; i < k; ++i) halves[i] = kit::f32_to_bf16(x[i]);
+  if (k % 2 != 0) halves[k] = 0;
+}
+
+// out[i * ldo + r] = dot(x[i], panel row r) for i < NX, r < rows.
+template <int NX>
+void panel_tile(const uint32_t* const* x, const uint32_t* panel, int64_t pairs, float* out, int64_t ldo, int rows) {
+  __m512 acc[NX][2];
+  for (int i = 0; i < NX; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < pairs; ++p) {
+    const __m512i w0 = _mm512_loadu_si512(panel + p * kPanelRows);
+    const __m512i w1 = _mm512_loadu_si512(panel + p * kPanelRows + 16);
+    for (int i = 0; i < NX; ++i) {
+      const __m512i xb = _mm512_set1_epi32(static_cast<int>(x[i][p]));
+      acc[i][0] = _mm512_dpbf16_ps(acc[i][0], (__m512bh)w0, (__m512bh)xb);
+      acc[i][1] = _mm512_dpbf16_ps(acc[i][1], (__m512bh)w1, (__m512bh)xb);
+    }
+  }
+  const __mmask16 low = rows >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << rows) - 1);
+  const __mmask16 high = rows <= 16 ? 0 : rows >= 32 ? 0xFFFF : static_cast<__mmask16>((1u << (rows - 16)) - 1);
+  for (int i = 0; i < NX; ++i) {
+    _mm512_mask_storeu_ps(out + i * ldo, low, acc[i][0]);
+    _mm512_mask_storeu_ps(out + i * ldo + 16, high, acc[i][1]);
+  }
+}
+
+void panel_tile_any(int nx, const uint32_t* const* x, const uint32_t* panel, int64_t pairs, float* out, int64_t ldo,
+                    int rows) {
+  switch (nx) {
+    case 1: panel_tile<1>(x, panel, pairs, out, ldo, rows); break;
+    case 2: panel_tile<2>(x, panel, pairs, out, ldo, rows); break;
+    case 3: panel_tile<3>(x, panel, pairs, out, ldo, rows); break;
+    case 4: panel_tile<4>(x, panel, pairs, out, ldo, rows); break;
+    case 5: panel_tile<5>(x, panel, pairs, out, ldo, rows); break;
+    default: panel_tile<6>(x, panel, pairs, out, ldo, rows); break;
+  }
+}
+#endif
+
+}  // namespace
+
+const char* bf16_prefill_path() {
+#if TESSERA_CPU_AVX512
+  if (bf16_dot_usable()) return "avx512-bf16";
+#endif
+  return "f32";
+}
+
+bool matmul_bf16_prefill(ThreadPool& pool, const MatmulArgs& a) {
+#if TESSERA_CPU_AVX512
+  if (a.w.dtype != TSR_DTYPE_BF16 || !bf16_dot_usable()) return false;
+  const int64_t pairs = (a.k + 1) / 2;
+  std::vector<uint32_t> xb(static_cast<size_t>(a.n * pairs));
+  pool.parallel_for(a.n, 8, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; ++n) round_row(a.x.row<const float>(n), a.k, xb.data() + n * pairs);
+  });
+  float* out = a.out.as<float>();
+  const int64_t panels = (a.m + kPanelRows - 1) / kPanelRows;
+  pool.parallel_for(panels, 1, [&](int64_t p_begin, int64_t p_end) {
+    std::vector<uint32_t> panel(static_cast<size_t>(pairs * kPanelRows));
+    for (int64_t p = p_begin; p < p_end; ++p) {
+      const int64_t m0 = p * kPanelRows;
+      const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, a.m - m0));
+      pack_panel(a, m0, rows, pairs, panel.data());
+      for (int64_t n0 = 0; n0 < a.n; n0 += kTileX) {
+        const uint32_t* x[kTileX];
+        const int nx = static_cast<int>(std::min<int64_t>(kTileX, a.n - n0));
+        for (int i = 0; i < nx; ++i) x[i] = xb.data() + (n0 + i) * pairs;
+        panel_tile_any(nx, x, panel.data(), pairs, out + n0 * a.m + m0, a.m, rows);
+      }
+    }
+  });
+  return true;
+#else
+  (void)pool;
+  (void)a;
+  return false;
+#endif
+}
+
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
+
+#include "backends/cpu/isa_target_end.h"
