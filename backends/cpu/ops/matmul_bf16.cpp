@@ -18,6 +18,7 @@
 #include "backends/cpu/isa.h"
 
 #include "backends/cpu/isa_target.h"
+#include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 namespace {
@@ -78,12 +79,7 @@ void panel_tile(const uint32_t* const* x, const uint32_t* panel, int64_t pairs, 
       acc[i][1] = _mm512_dpbf16_ps(acc[i][1], (__m512bh)w1, (__m512bh)xb);
     }
   }
-  const __mmask16 low = rows >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << rows) - 1);
-  const __mmask16 high = rows <= 16 ? 0 : rows >= 32 ? 0xFFFF : static_cast<__mmask16>((1u << (rows - 16)) - 1);
-  for (int i = 0; i < NX; ++i) {
-    _mm512_mask_storeu_ps(out + i * ldo, low, acc[i][0]);
-    _mm512_mask_storeu_ps(out + i * ldo + 16, high, acc[i][1]);
-  }
+  for (int i = 0; i < NX; ++i) simd::store_panel_rows(out + i * ldo, acc[i][0], acc[i][1], rows);
 }
 
 void panel_tile_any(int nx, const uint32_t* const* x, const uint32_t* panel, int64_t pairs, float* out, int64_t ldo,

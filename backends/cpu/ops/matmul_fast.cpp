@@ -306,12 +306,7 @@ void wide_tile(const float* const* x, const float* panel, int64_t K, float* out,
       acc[i][1] = _mm512_fmadd_ps(xb, w1, acc[i][1]);
     }
   }
-  const __mmask16 low = rows >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << rows) - 1);
-  const __mmask16 high = rows <= 16 ? 0 : rows >= 32 ? 0xFFFF : static_cast<__mmask16>((1u << (rows - 16)) - 1);
-  for (int i = 0; i < NX; ++i) {
-    _mm512_mask_storeu_ps(out + i * ldo, low, acc[i][0]);
-    _mm512_mask_storeu_ps(out + i * ldo + 16, high, acc[i][1]);
-  }
+  for (int i = 0; i < NX; ++i) simd::store_panel_rows(out + i * ldo, acc[i][0], acc[i][1], rows);
 }
 
 void matmul_prefill_wide(ThreadPool& pool, const MatmulArgs& a) {

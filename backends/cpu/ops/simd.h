@@ -173,4 +173,15 @@ inline F32x8 exp(F32x8 a) {
 
 #endif
 
+#if defined(TESSERA_CPU_AVX512) && TESSERA_CPU_AVX512
+// Stores lanes [0, rows) of the 32 f32 lanes lo:hi at out (rows <= 32): one row of x
+// against a panel of 32 weight rows, of which the last panel may hold fewer.
+inline void store_panel_rows(float* out, __m512 lo, __m512 hi, int rows) {
+  const __mmask16 low = rows >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << rows) - 1);
+  const __mmask16 high = rows <= 16 ? 0 : rows >= 32 ? 0xFFFF : static_cast<__mmask16>((1u << (rows - 16)) - 1);
+  _mm512_mask_storeu_ps(out, low, lo);
+  _mm512_mask_storeu_ps(out + 16, high, hi);
+}
+#endif
+
 }  // namespace TESSERA_CPU_SIMD_NS
