@@ -3,7 +3,8 @@
 // in order, dotting it with every row of x while it is in registers. Prefill (many rows)
 // converts a panel of weight rows to f32 once and reuses it across every row of x with
 // a register-tiled micro-kernel: dot products over k in 8 lanes, or, in the avx512 copy,
-// a k-major panel of 32 rows met by broadcasts of x (matmul_prefill_wide). Compiled once
+// a k-major panel of 32 rows met by broadcasts of x (matmul_prefill_wide); bf16 weights
+// take matmul_bf16.cpp's vdpbf16ps instead where the processor has it. Compiled once
 // per instruction set (isa_target.h).
 #include <algorithm>
 #include <cstring>
