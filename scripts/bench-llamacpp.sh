@@ -5,11 +5,11 @@
 # with both figures, their ratio and the share of the memory bound Tessera's decode reaches.
 #
 # Usage: scripts/bench-llamacpp.sh [MODEL ...]
-#   MODEL: a preset of the quantizer (q4_0, q4_k_m, q6_k, q8_0, ...) applied to a
+#   MODEL: a preset of the quantizer (q4_0, q4_k_m, q6_k, q8_0, bf16, ...) applied to a
 #          TinyLlama-shaped model (d_model 2048, 22 layers, 32/4 heads, d_ff 5632, random
 #          weights, written once by `tessera init` + `tessera quantize`), f16 for that model
 #          unquantized, smollm2 for SmolLM2-135M-Instruct Q4_1 (scripts/fetch-model.sh), or
-#          the path of a .gguf file. Default: q4_0 q4_k_m q6_k q8_0 smollm2.
+#          the path of a .gguf file. Default: q4_0 q4_k_m q6_k q8_0 f16 bf16 smollm2.
 # Env:   BUILD         Tessera's build folder (default: build)
 #        LLAMACPP_BIN  folder with llama-bench (default: where
 #                      tools/fixtures/make_llamacpp_fixtures.sh builds it)
@@ -65,7 +65,7 @@ tessera_field() {
 }
 
 models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(q4_0 q4_k_m q6_k q8_0 smollm2)
+[ ${#models[@]} -gt 0 ] || models=(q4_0 q4_k_m q6_k q8_0 f16 bf16 smollm2)
 rows=()
 for m in "${models[@]}"; do
   file="$(model_file "$m")"
