@@ -136,6 +136,13 @@ TEST(ChatRequestParser, RefusesBadMessages) {
   EXPECT_EQ(chat_refusal(R"({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]})"),
             "400 messages[0].content: invalid value for 'messages[0].content': only text parts ({\"type\": \"text\", "
             "\"text\": ...}) are supported");
+  // A part whose type is not a string (a fuzzer's find: it escaped as json's type_error).
+  for (const char* part : {R"({"type": [], "text": "Hi"})", R"({"type": "text", "text": 1})", R"("text")"}) {
+    EXPECT_EQ(chat_refusal(std::string(R"({"messages": [{"role": "user", "content": [)") + part + "]}]}"),
+              "400 messages[0].content: invalid value for 'messages[0].content': only text parts ({\"type\": "
+              "\"text\", \"text\": ...}) are supported")
+        << part;
+  }
   EXPECT_EQ(chat_refusal(R"({"messages": [3]})"),
             "400 messages[0]: invalid type for 'messages[0]': expected an object, got an integer");
 }

@@ -124,13 +124,17 @@ std::string message_content(const json& message, const std::string& where) {
   if (!it->is_array()) throw_wrong_type(where + ".content", "a string or an array of content parts", *it);
   std::string text;
   for (const json& part : *it) {
-    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string()) {
+    // json::value() throws when "type" is there but not a string: test the types first.
+    const auto type = part.is_object() ? part.find("type") : part.end();
+    const auto text_field = part.is_object() ? part.find("text") : part.end();
+    if (type == part.end() || !type->is_string() || *type != "text" || text_field == part.end() ||
+        !text_field->is_string()) {
       throw invalid_request("invalid value for '" + where +
                                 ".content': only text parts ({\"type\": \"text\", "
                                 "\"text\": ...}) are supported",
                             where + ".content");
     }
-    text += (text.empty() ? "" : "\n") + part["text"].get<std::string>();
+    text += (text.empty() ? "" : "\n") + text_field->get<std::string>();
   }
   return text;
 }
