@@ -41,7 +41,8 @@ bool bf16_dot_usable() {
 // panel as above for weight rows [m0, m0 + rows); rows past `rows` and the pad element
 // of an odd K are zero.
 void pack_panel(const MatmulArgs& a, int64_t m0, int rows, int64_t pairs, uint32_t* panel) {
-  std::memset(panel, 0, static_cast<size_t>(pairs * kPanelRows) * sizeof(uint32_t));
+  // A full panel writes every entry below (the pad pair of an odd K included).
+  if (rows < kPanelRows) std::memset(panel, 0, static_cast<size_t>(pairs * kPanelRows) * sizeof(uint32_t));
   for (int r = 0; r < rows; ++r) {
     const auto* w = a.w.row<const uint16_t>(m0 + r);
     for (int64_t p = 0; p < a.k / 2; ++p) {
