@@ -27,8 +27,4 @@ void buffer_free(tsr_buffer buffer) {
   delete buffer;
 }
 
-bool buffer_range_ok(tsr_buffer buffer, uint64_t offset, uint64_t size) {
-  return buffer && offset <= buffer->size && size <= buffer->size - offset;
-}
-
 }  // namespace tessera::cpu

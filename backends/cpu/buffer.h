@@ -25,7 +25,4 @@ tsr_buffer buffer_wrap(void* host_ptr, uint64_t size);
 // Frees the handle, and the memory when the buffer owns it. Null is ignored.
 void buffer_free(tsr_buffer buffer);
 
-// Whether [offset, offset + size) lies inside the buffer (overflow-safe).
-bool buffer_range_ok(tsr_buffer buffer, uint64_t offset, uint64_t size);
-
 }  // namespace tessera::cpu

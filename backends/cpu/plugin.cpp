@@ -1,13 +1,13 @@
 // The CPU backend as a Tessera plugin: the ABI table (one device, host buffers, the
 // kernels of kernel_table) and the exported entry point. Every slot runs behind the
-// plugin kit's guard and answers with a status code.
+// plugin kit's guard (kit/plugin_slots.h) and answers with a status code.
 #include <cstddef>
 #include <cstring>
 #include <string>
 #include <system_error>
 #include <utility>
 
-#include <tessera/kit/guard.h>
+#include <tessera/kit/plugin_slots.h>
 #include <tessera/plugin_abi.h>
 
 #include "backends/cpu/buffer.h"
@@ -19,55 +19,26 @@ namespace {
 
 constexpr const char* kPluginVersion = "0.1.0";
 
-// Where a failure's message goes: the device's last error, or the plugin's without one.
-void record_error(void* device, std::string message) noexcept {
-  if (device) {
-    static_cast<CpuDevice*>(device)->set_error(std::move(message));
-  } else {
-    plugin_error().set(message);
-  }
-}
-
-// Records a failure and returns `status`. May throw bad_alloc while the caller composes
-// the message; callers run inside guarded().
-tsr_status failure(void* device, tsr_status status, std::string message) {
-  record_error(device, std::move(message));
-  return status;
-}
-
-// Runs `fn` (returning a tsr_status) for the ABI slot `slot` behind the kit's guard:
-// an exception becomes a status, and "<slot>: <what>" the last error.
-template <class Fn>
-tsr_status guarded(void* device, const char* slot, Fn&& fn) noexcept {
-  return kit::guard_slot(
-      slot, [device](std::string message) noexcept { record_error(device, std::move(message)); },
-      std::forward<Fn>(fn));
-}
+using Slots = kit::PluginSlots<CpuDevice, plugin_error>;
 
 int32_t device_count() { return 1; }
 
 const char* unavailable_reason() { return nullptr; }
 
 tsr_status device_info(int32_t index, tsr_device_info* out) {
-  return guarded(nullptr, "device_info", [&]() -> tsr_status {
-    if (out == nullptr) return failure(nullptr, TSR_E_INVALID_ARGUMENT, "device_info: out is null");
-    if (index != 0) {
-      return failure(nullptr, TSR_E_INVALID_ARGUMENT,
-                     "device_info: no cpu device " + std::to_string(index) + " (there is 1)");
-    }
+  return Slots::guarded(nullptr, "device_info", [&]() -> tsr_status {
+    kit::check_not_null(out, "out");
+    kit::check_device_index("cpu", index, 1);
     describe_cpu_device(out);
     return TSR_OK;
   });
 }
 
 tsr_status device_open(int32_t index, const tsr_device_options* options, void** device) {
-  return guarded(nullptr, "device_open", [&]() -> tsr_status {
-    if (device == nullptr) return failure(nullptr, TSR_E_INVALID_ARGUMENT, "device_open: device is null");
+  return Slots::guarded(nullptr, "device_open", [&]() -> tsr_status {
+    kit::check_not_null(device, "device");
     *device = nullptr;
-    if (index != 0) {
-      return failure(nullptr, TSR_E_INVALID_ARGUMENT,
-                     "device_open: no cpu device " + std::to_string(index) + " (there is 1)");
-    }
+    kit::check_device_index("cpu", index, 1);
     int32_t n_threads = 0;
     // Read n_threads only if the host's struct is recent enough to have it.
     if (options != nullptr &&
@@ -75,13 +46,13 @@ tsr_status device_open(int32_t index, const tsr_device_options* options, void** 
       n_threads = options->n_threads;
     }
     if (n_threads < 0) {
-      return failure(nullptr, TSR_E_INVALID_ARGUMENT,
+      return Slots::failure(nullptr, TSR_E_INVALID_ARGUMENT,
                      "device_open: n_threads must be >= 0, got " + std::to_string(n_threads));
     }
     try {
       *device = new CpuDevice(n_threads);
     } catch (const std::system_error& e) {
-      return failure(nullptr, TSR_E_DEVICE,
+      return Slots::failure(nullptr, TSR_E_DEVICE,
                      std::string("device_open: cannot start worker threads: ") + e.what());
     }
     return TSR_OK;
@@ -90,23 +61,19 @@ tsr_status device_open(int32_t index, const tsr_device_options* options, void** 
 
 void device_close(void* device) { delete static_cast<CpuDevice*>(device); }
 
-const char* last_error(void* device) {
-  return device ? static_cast<CpuDevice*>(device)->last_error() : plugin_error().get();
-}
-
 tsr_status alloc(void* device, uint64_t size, tsr_buffer* out) {
-  return guarded(device, "buffer_alloc", [&]() -> tsr_status {
-    if (out == nullptr) return failure(device, TSR_E_INVALID_ARGUMENT, "buffer_alloc: out is null");
+  return Slots::guarded(device, "buffer_alloc", [&]() -> tsr_status {
+    kit::check_not_null(out, "out");
     *out = nullptr;
     const uint64_t ram = physical_memory_bytes();
     if (ram != 0 && size > ram) {
-      return failure(device, TSR_E_OUT_OF_MEMORY,
+      return Slots::failure(device, TSR_E_OUT_OF_MEMORY,
                      "buffer_alloc: " + std::to_string(size) + " bytes exceed the " +
                          std::to_string(ram) + " bytes of physical memory");
     }
     *out = buffer_alloc(size);
     if (*out == nullptr) {
-      return failure(device, TSR_E_OUT_OF_MEMORY,
+      return Slots::failure(device, TSR_E_OUT_OF_MEMORY,
                      "buffer_alloc: cannot allocate " + std::to_string(size) + " bytes");
     }
     return TSR_OK;
@@ -118,63 +85,50 @@ void free_buffer(void*, tsr_buffer buffer) { buffer_free(buffer); }
 void* host_ptr(void*, tsr_buffer buffer) { return buffer ? buffer->data : nullptr; }
 
 tsr_status wrap_host(void* device, void* ptr, uint64_t size, tsr_buffer* out) {
-  return guarded(device, "buffer_wrap_host", [&]() -> tsr_status {
-    if (out == nullptr) return failure(device, TSR_E_INVALID_ARGUMENT, "buffer_wrap_host: out is null");
+  return Slots::guarded(device, "buffer_wrap_host", [&]() -> tsr_status {
+    kit::check_not_null(out, "out");
     *out = nullptr;
     if (ptr == nullptr && size != 0) {
-      return failure(device, TSR_E_INVALID_ARGUMENT,
+      return Slots::failure(device, TSR_E_INVALID_ARGUMENT,
                      "buffer_wrap_host: null pointer for " + std::to_string(size) + " bytes");
     }
     *out = buffer_wrap(ptr, size);
-    if (*out == nullptr) return failure(device, TSR_E_OUT_OF_MEMORY, "buffer_wrap_host: out of memory");
+    if (*out == nullptr) return Slots::failure(device, TSR_E_OUT_OF_MEMORY, "buffer_wrap_host: out of memory");
     return TSR_OK;
   });
 }
 
-// Checks a buffer_write / buffer_read range; TSR_OK or a failure naming the slot.
-tsr_status check_copy(void* device, const char* slot, tsr_buffer buffer, uint64_t offset,
-                      const void* host, uint64_t size) {
-  if (buffer == nullptr) return failure(device, TSR_E_INVALID_ARGUMENT, std::string(slot) + ": buffer is null");
-  if (host == nullptr && size != 0) {
-    return failure(device, TSR_E_INVALID_ARGUMENT, std::string(slot) + ": host pointer is null");
-  }
-  if (!buffer_range_ok(buffer, offset, size)) {
-    return failure(device, TSR_E_INVALID_ARGUMENT,
-                   std::string(slot) + ": " + std::to_string(size) + " bytes at offset " +
-                       std::to_string(offset) + " overrun a buffer of " +
-                       std::to_string(buffer->size) + " bytes");
-  }
-  return TSR_OK;
+// Checks a buffer_write / buffer_read range (throws KernelError).
+void check_copy(tsr_buffer buffer, uint64_t offset, const void* host, uint64_t size) {
+  kit::check_not_null(buffer, "buffer");
+  kit::check_copy_range(host, offset, size, buffer->size);
 }
 
 tsr_status write(void* device, tsr_buffer dst, uint64_t offset, const void* src, uint64_t size) {
-  return guarded(device, "buffer_write", [&]() -> tsr_status {
-    const tsr_status st = check_copy(device, "buffer_write", dst, offset, src, size);
-    if (st == TSR_OK && size != 0) std::memcpy(dst->data + offset, src, size);
-    return st;
+  return Slots::guarded(device, "buffer_write", [&]() -> tsr_status {
+    check_copy(dst, offset, src, size);
+    if (size != 0) std::memcpy(dst->data + offset, src, size);
+    return TSR_OK;
   });
 }
 
 tsr_status read(void* device, tsr_buffer src, uint64_t offset, void* dst, uint64_t size) {
-  return guarded(device, "buffer_read", [&]() -> tsr_status {
-    const tsr_status st = check_copy(device, "buffer_read", src, offset, dst, size);
-    if (st == TSR_OK && size != 0) std::memcpy(dst, src->data + offset, size);
-    return st;
+  return Slots::guarded(device, "buffer_read", [&]() -> tsr_status {
+    check_copy(src, offset, dst, size);
+    if (size != 0) std::memcpy(dst, src->data + offset, size);
+    return TSR_OK;
   });
 }
 
 tsr_plugin make_plugin() {
-  tsr_plugin p{};
-  p.abi_version = TSR_ABI_VERSION;
-  p.struct_size = sizeof(tsr_plugin);
-  p.name = "cpu";
-  p.version = kPluginVersion;
+  tsr_plugin p = kit::backend_table("cpu", kPluginVersion, kernel_descs().data(),
+                                     static_cast<int32_t>(kernel_descs().size()));
   p.device_count = device_count;
   p.unavailable_reason = unavailable_reason;
   p.device_info = device_info;
   p.device_open = device_open;
   p.device_close = device_close;
-  p.last_error = last_error;
+  p.last_error = Slots::last_error;
   p.buffer_alloc = alloc;
   p.buffer_free = free_buffer;
   p.buffer_host_ptr = host_ptr;
@@ -183,8 +137,6 @@ tsr_plugin make_plugin() {
   p.buffer_read = read;
   p.step_begin = nullptr;  // synchronous: every kernel has finished when it returns
   p.step_end = nullptr;
-  p.kernel_count = static_cast<int32_t>(kernel_descs().size());
-  p.kernels = kernel_descs().data();
   return p;
 }
 

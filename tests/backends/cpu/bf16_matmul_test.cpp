@@ -50,7 +50,9 @@ TEST(Bf16Prefill, RoundingXStaysWithinItsBoundOfTheExactProducts) {
     }
   }
   // On the widening path no rounding of x is left: the error is f32 summation only.
-  if (std::string(bf16_prefill_path()) == "f32") EXPECT_LT(worst, 0.01);
+  if (std::string(bf16_prefill_path()) == "f32") {
+    EXPECT_LT(worst, 0.01);
+  }
 }
 
 }  // namespace
