@@ -19,7 +19,7 @@ tsr_status entry(void* device, const tsr_op_call* call) {
 
 template <tsr_op Op, KernelBody Body>
 constexpr tsr_kernel_desc kernel(tsr_dtype dtype, const char* name) {
-  return {Op, dtype, 0, name, &entry<Op, Body>};
+  return {Op, dtype, 0, name, &entry<Op, Body>, nullptr};
 }
 
 // The same (op, dtype) pairs as the CPU plugin registers; GET_ROWS, MATMUL and MOE_MATMUL

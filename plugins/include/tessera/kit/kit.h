@@ -6,6 +6,7 @@
 #include <tessera/plugin_abi.h>
 
 #include <tessera/kit/block_check.h>
+#include <tessera/kit/block_values.h>
 #include <tessera/kit/call_args.h>
 #include <tessera/kit/custom_call.h>
 #include <tessera/kit/dequantize.h>

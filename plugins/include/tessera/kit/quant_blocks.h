@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include <tessera/kit/host_device.h>
+
 namespace tessera::kit {
 
 inline constexpr int kQK = 32;    // elements per block of the 32-element formats
@@ -111,11 +113,21 @@ static_assert(sizeof(BlockQ5_K) == 176 && sizeof(BlockQ6_K) == 210 && sizeof(Blo
 inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                             1,    13,   25,  38,  53,  69,  89,  113};
 
+// Level u (0..15) of that grid; device code cannot read the host array above.
+TSR_HD inline int iq4nl_value(int u) {
+#if defined(__CUDA_ARCH__)
+  const int8_t levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+  return levels[u];
+#else
+  return kIq4nlValues[u];
+#endif
+}
+
 // Sub-block j's (j < 8) six-bit scale and min of a Q4_K / Q5_K `scales` array: bytes
 // 0-3 hold scales 0-3 in their low 6 bits, bytes 4-7 mins 0-3; byte 8 + i holds the low
 // 4 bits of scale 4 + i (low nibble) and of min 4 + i (high nibble), whose top 2 bits
 // are the top bits of bytes i and 4 + i.
-inline void k4_scale_min(const uint8_t* scales, int j, uint8_t* scale, uint8_t* min) {
+TSR_HD inline void k4_scale_min(const uint8_t* scales, int j, uint8_t* scale, uint8_t* min) {
   if (j < 4) {
     *scale = scales[j] & 63;
     *min = scales[j + 4] & 63;
