@@ -1,0 +1,101 @@
+// The open CUDA device (see device.h).
+#include "backends/cuda/device.h"
+
+#include <new>
+#include <string>
+
+#include "backends/cuda/cuda_error.h"
+
+namespace tessera::cuda {
+
+CudaDevice::CudaDevice(int32_t index) : index_(index) {
+  activate();
+  check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  CachingAllocator::Backing backing;
+  backing.allocate = [](uint64_t size) -> void* {
+    void* p = nullptr;
+    if (cudaMalloc(&p, size) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return p;
+  };
+  backing.free = [](void* p) { cudaFree(p); };
+  memory_ = std::make_unique<CachingAllocator>(std::move(backing));
+}
+
+CudaDevice::~CudaDevice() {
+  activate();
+  cudaStreamSynchronize(stream_);
+  if (cublas_) cublasDestroy(cublas_);
+  memory_.reset();  // the cache back to the device
+  cudaStreamDestroy(stream_);
+}
+
+void CudaDevice::activate() const { check_cuda(cudaSetDevice(index_), "cudaSetDevice"); }
+
+cublasHandle_t CudaDevice::cublas() {
+  if (!cublas_) {
+    check_cublas(cublasCreate(&cublas_), "cublasCreate");
+    check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+  }
+  return cublas_;
+}
+
+void* CudaDevice::allocate_or_throw(uint64_t size, const char* what) {
+  void* p = memory_->allocate(size);
+  if (p != nullptr) return p;
+  size_t free_bytes = 0, total_bytes = 0;
+  cudaMemGetInfo(&free_bytes, &total_bytes);
+  cudaGetLastError();
+  throw CudaError(TSR_E_OUT_OF_MEMORY, std::string(what) + ": " + std::to_string(size) + " bytes do not fit on cuda:" +
+                                           std::to_string(index_) + " (" + std::to_string(free_bytes) + " of " +
+                                           std::to_string(total_bytes) + " bytes free)");
+}
+
+tsr_buffer CudaDevice::alloc(uint64_t size, const char* slot) {
+  activate();
+  auto* buffer = new tsr_buffer_impl{};
+  try {
+    buffer->data = static_cast<std::byte*>(allocate_or_throw(size, slot));
+  } catch (...) {
+    delete buffer;
+    throw;
+  }
+  buffer->size = size;
+  return buffer;
+}
+
+void CudaDevice::free(tsr_buffer buffer) noexcept {
+  if (buffer == nullptr) return;
+  memory_->release(buffer->data);  // stream order keeps queued kernels' reads before any reuse
+  delete buffer;
+}
+
+void CudaDevice::write(tsr_buffer dst, uint64_t offset, const void* src, uint64_t size) {
+  if (size == 0) return;
+  activate();
+  check_cuda(cudaMemcpyAsync(dst->data + offset, src, size, cudaMemcpyHostToDevice, stream_), "buffer_write");
+  // The host may reuse `src` when the call returns.
+  check_cuda(cudaStreamSynchronize(stream_), "buffer_write");
+}
+
+void CudaDevice::read(tsr_buffer src, uint64_t offset, void* dst, uint64_t size) {
+  if (size == 0) return;
+  activate();
+  check_cuda(cudaMemcpyAsync(dst, src->data + offset, size, cudaMemcpyDeviceToHost, stream_), "buffer_read");
+  check_cuda(cudaStreamSynchronize(stream_), "buffer_read");
+}
+
+void CudaDevice::end_step() {
+  activate();
+  check_cuda(cudaStreamSynchronize(stream_), "a kernel of the step");
+  check_cuda(cudaGetLastError(), "a kernel of the step");
+}
+
+CudaDevice::Scratch::Scratch(CudaDevice& device, uint64_t bytes)
+    : device_(device), data_(device.allocate_or_throw(bytes, "scratch memory")) {}
+
+CudaDevice::Scratch::~Scratch() { device_.memory_->release(data_); }
+
+}  // namespace tessera::cuda

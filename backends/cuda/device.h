@@ -1,0 +1,71 @@
+// An open CUDA device: its stream (every kernel, copy and cuBLAS call of the device is
+// ordered on it), its cuBLAS handle, the caching allocator of its memory, and the last
+// error of the ABI.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <tessera/kit/last_error.h>
+#include <tessera/plugin_abi.h>
+
+#include "backends/cuda/buffer.h"
+#include "backends/cuda/caching_allocator.h"
+
+namespace tessera::cuda {
+
+class CudaDevice {
+ public:
+  explicit CudaDevice(int32_t index);
+  ~CudaDevice();
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  int32_t index() const { return index_; }
+  cudaStream_t stream() const { return stream_; }
+  // Makes this device current on the calling thread (the host may call from any thread).
+  void activate() const;
+  // The cuBLAS handle, created at the first GEMM (its creation costs a few hundred ms).
+  cublasHandle_t cublas();
+
+  // Device memory; an out-of-memory failure names the size and the memory free.
+  tsr_buffer alloc(uint64_t size, const char* slot);
+  void free(tsr_buffer buffer) noexcept;
+  void write(tsr_buffer dst, uint64_t offset, const void* src, uint64_t size);
+  void read(tsr_buffer src, uint64_t offset, void* dst, uint64_t size);
+  // Waits for the step's kernels and reports a failure of any of them.
+  void end_step();
+
+  // Scratch memory for one kernel call, back to the cache at the end of the scope:
+  // safe to reuse at once, since later work on the same stream runs after it.
+  class Scratch {
+   public:
+    Scratch(CudaDevice& device, uint64_t bytes);
+    ~Scratch();
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    void* data() const { return data_; }
+
+   private:
+    CudaDevice& device_;
+    void* data_ = nullptr;
+  };
+
+  void set_error(std::string message) noexcept { error_.set(message); }
+  const char* last_error() const { return error_.get(); }
+
+ private:
+  void* allocate_or_throw(uint64_t size, const char* what);
+
+  int32_t index_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  std::unique_ptr<CachingAllocator> memory_;
+  kit::LastError error_;
+};
+
+}  // namespace tessera::cuda

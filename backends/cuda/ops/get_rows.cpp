@@ -1,0 +1,46 @@
+// GET_ROWS: out [N, C] f32 = rows idx [N] of table [R, C] (f32, f16, bf16 or any block
+// format). The indices are read back and checked on the host before the launch, so an
+// index outside the table is an error naming it, never a read out of bounds.
+#include <string>
+#include <vector>
+
+#include <tessera/kit/op_params.h>
+
+#include "backends/cuda/cuda_error.h"
+#include "backends/cuda/device.h"
+#include "backends/cuda/ops/launch.h"
+#include "backends/cuda/ops/ops.h"
+#include "backends/cuda/ops/tensor_args.h"
+
+namespace tessera::cuda {
+namespace {
+
+constexpr const char* kOp = "get_rows";
+
+}  // namespace
+
+void get_rows(CudaDevice& device, const tsr_op_call& call) {
+  expect_input_count(call, 2, 2, kOp);
+  const DeviceTensor table = input(call, 0, kOp, "table");  // [R, C]
+  const DeviceTensor idx = input(call, 1, kOp, "idx");      // [N] i32
+  const DeviceTensor out = output(call, kOp);               // [N, C] f32
+  kit::check_get_rows(table, idx, out);
+  const int64_t n = idx.elements(), n_rows = table.shape[0];
+  if (n == 0 || table.cols() == 0) return;
+  device.activate();
+  std::vector<int32_t> ids(static_cast<size_t>(n));
+  check_cuda(cudaMemcpyAsync(ids.data(), idx.data, ids.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                             device.stream()),
+             "get_rows: reading idx");
+  check_cuda(cudaStreamSynchronize(device.stream()), "get_rows: reading idx");
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids[static_cast<size_t>(i)] < 0 || ids[static_cast<size_t>(i)] >= n_rows) {
+      fail(kOp, "idx[" + std::to_string(i) + "] = " + std::to_string(ids[static_cast<size_t>(i)]) +
+                    " is outside the table's " + std::to_string(n_rows) + " rows");
+    }
+  }
+  launch_get_rows(table.dtype, table.data, table.row_bytes(), idx.as<const int32_t>(), out.as<float>(), n,
+                  table.cols(), device.stream());
+}
+
+}  // namespace tessera::cuda

@@ -1,0 +1,50 @@
+// The CUDA kernels' launchers, called by the host-side op bodies (ops/*.cpp) after the
+// argument checks: plain pointers and sizes, every launch on `stream`. Each throws
+// CudaError when the launch fails.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include <tessera/plugin_abi.h>
+
+#include "backends/cuda/ops/elementwise_math.h"
+
+namespace tessera::cuda {
+
+// out[i] = op(a[i], b[i]), or b[i % cols] when `broadcast` (b a row of `cols`).
+void launch_binary(BinaryOp op, const float* a, const float* b, float* out, int64_t n, int64_t cols, bool broadcast,
+                   cudaStream_t stream);
+void launch_unary(UnaryOp op, const float* x, float* out, int64_t n, float p0, float p1, cudaStream_t stream);
+
+// out [n, cols] f32 = rows idx[i] of `table` (dtype, row_bytes per row); idx checked.
+void launch_get_rows(tsr_dtype dtype, const void* table, int64_t row_bytes, const int32_t* idx, float* out,
+                     int64_t n, int64_t cols, cudaStream_t stream);
+
+// Norms over `vectors` vectors of `group` values (x and out row-major, vector v at
+// v * group); vector v takes the gain at (v % groups_per_row) * param_stride.
+struct NormLaunch {
+  const float* x;
+  const float* w;  // null: no gain
+  const float* b;  // null: no bias (layer norm only)
+  float* out;
+  int64_t vectors, group, groups_per_row, param_stride;
+  float eps;
+  bool weight_plus_one;
+  bool layer;  // false: RMS norm
+};
+void launch_norm(const NormLaunch& n, cudaStream_t stream);
+
+// out[r, c] = sum_k x[r, k] * w[c, k] for r < n_rows (at most kGemvMaxRows), c < m:
+// one warp per weight row, the weight dequantised in registers.
+inline constexpr int64_t kGemvMaxRows = 8;
+void launch_gemv(tsr_dtype w_dtype, const void* w, int64_t w_row_bytes, const float* x, float* out, int64_t n_rows,
+                 int64_t k, int64_t m, cudaStream_t stream);
+// `n` values f32 -> f16 (to_bf16 false) or bf16, for cuBLAS's inputs.
+void launch_to_half(const float* x, uint16_t* out, int64_t n, bool to_bf16, cudaStream_t stream);
+// Rows [0, rows) of a weight of a block format (or f32/f16/bf16) to f16.
+void launch_dequantize_f16(tsr_dtype dtype, const void* w, int64_t row_bytes, uint16_t* out, int64_t rows,
+                           int64_t cols, cudaStream_t stream);
+
+}  // namespace tessera::cuda
