@@ -1,0 +1,121 @@
+// The CUDA plugin through the host: it loads on any machine (runtime and cuBLAS only,
+// no driver library), says why it has no device, lists its kernels; and with a GPU,
+// describes it and moves bytes through its buffers with checked ranges and a named
+// out-of-memory error.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "core/util/error.h"
+#include "cuda_session.h"
+
+namespace tessera::gpu_test {
+
+const char* program_backend() { return "cuda"; }
+
+}  // namespace tessera::gpu_test
+
+namespace tessera::cuda::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using ::testing::StrEq;
+
+TEST(CudaPlugin, LoadsThroughTheHostWithStepsAndWithoutHostPointers) {
+  const auto& s = session();
+  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
+  EXPECT_EQ(s.plugin->name(), "cuda");
+  EXPECT_EQ(s.plugin->version(), "0.1.0");
+  const tsr_plugin& t = s.plugin->table();
+  EXPECT_NE(t.step_begin, nullptr);
+  EXPECT_NE(t.step_end, nullptr);
+  EXPECT_EQ(t.buffer_host_ptr, nullptr);
+  EXPECT_EQ(t.buffer_wrap_host, nullptr);
+}
+
+TEST(CudaPlugin, RegistersGetRowsAndMatmulForEveryDtypeOfTheCpu) {
+  const auto& s = session();
+  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
+  const auto cpu = s.host.find("cpu");
+  ASSERT_NE(cpu, nullptr);
+  const auto dtypes_of = [](const PluginLibrary& p, tsr_op op) {
+    std::set<int> d;
+    for (const tsr_kernel_desc& k : p.kernels()) {
+      if (k.op == op) d.insert(k.dtype);
+    }
+    return d;
+  };
+  for (const tsr_op op : {TSR_OP_GET_ROWS, TSR_OP_MATMUL}) {
+    EXPECT_EQ(dtypes_of(*s.plugin, op), dtypes_of(*cpu, op)) << "op " << op;
+  }
+  EXPECT_EQ(dtypes_of(*s.plugin, TSR_OP_MATMUL).size(), 15u);
+  for (const tsr_op op : {TSR_OP_RMS_NORM, TSR_OP_LAYER_NORM, TSR_OP_ADD, TSR_OP_MUL, TSR_OP_SUB, TSR_OP_SWIGLU,
+                          TSR_OP_SILU, TSR_OP_GELU, TSR_OP_GELU_TANH, TSR_OP_RELU, TSR_OP_RELU_SQR, TSR_OP_SCALE,
+                          TSR_OP_SOFTCAP, TSR_OP_AFFINE, TSR_OP_CLAMP}) {
+    EXPECT_EQ(dtypes_of(*s.plugin, op), std::set<int>{TSR_DTYPE_F32}) << "op " << op;
+  }
+}
+
+TEST(CudaPlugin, WithoutADeviceSaysWhyAndRefusesToOpenOne) {
+  const auto& s = session();
+  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
+  if (s.plugin->device_count() > 0) GTEST_SKIP() << "this machine has a CUDA device";
+  EXPECT_THAT(s.plugin->unavailable_reason(), StartsWith("no CUDA device: "));
+  EXPECT_THAT(s.skip_reason, StartsWith("no CUDA device: "));
+  const tsr_plugin& t = s.plugin->table();
+  tsr_device_info info{};
+  EXPECT_EQ(t.device_info(0, &info), TSR_E_INVALID_ARGUMENT);
+  EXPECT_THAT(t.last_error(nullptr), StrEq("device_info: no cuda device 0 (there are 0)"));
+  void* handle = reinterpret_cast<void*>(1);
+  EXPECT_EQ(t.device_open(0, nullptr, &handle), TSR_E_INVALID_ARGUMENT);
+  EXPECT_EQ(handle, nullptr);
+  EXPECT_THAT(t.last_error(nullptr), StrEq("device_open: no cuda device 0 (there are 0)"));
+}
+
+class OpenCudaDevice : public CudaTest {
+ protected:
+  Device& device() { return *session().device; }
+  const tsr_plugin& table() { return session().plugin->table(); }
+};
+
+TEST_F(OpenCudaDevice, DescriptionNamesComputeCapabilitySmsAndMemory) {
+  const tsr_device_info info = session().plugin->device_info(0);
+  EXPECT_GT(std::strlen(info.name), 0u);
+  EXPECT_THAT(info.description, HasSubstr("compute capability "));
+  EXPECT_THAT(info.description, HasSubstr(" SMs, "));
+  EXPECT_GT(info.memory_bytes, 0u);
+  EXPECT_EQ(info.host_visible, 0);
+}
+
+TEST_F(OpenCudaDevice, WriteThenReadRoundTripsAtAnUnalignedOffset) {
+  DeviceBuffer b = DeviceBuffer::alloc(session().device, 1000, "round trip");
+  const char text[] = "tessera";
+  b.write(333, text, sizeof text);
+  char back[sizeof text] = {};
+  b.read(333, back, sizeof back);
+  EXPECT_THAT(back, StrEq("tessera"));
+}
+
+TEST_F(OpenCudaDevice, BufferWritePastTheEndFailsWithAMessage) {
+  DeviceBuffer b = DeviceBuffer::alloc(session().device, 64, "small");
+  const char data[16] = {};
+  EXPECT_EQ(table().buffer_write(device().handle(), b.handle(), 60, data, sizeof data), TSR_E_INVALID_ARGUMENT);
+  EXPECT_THAT(table().last_error(device().handle()),
+              StrEq("buffer_write: 16 bytes at offset 60 overrun a buffer of 64 bytes"));
+}
+
+TEST_F(OpenCudaDevice, ImpossibleAllocationIsOutOfMemoryNamingTheSizeAndTheFreeMemory) {
+  tsr_buffer b = nullptr;
+  EXPECT_EQ(table().buffer_alloc(device().handle(), uint64_t{1} << 50, &b), TSR_E_OUT_OF_MEMORY);
+  EXPECT_EQ(b, nullptr);
+  EXPECT_THAT(table().last_error(device().handle()),
+              HasSubstr("buffer_alloc: 1125899906842624 bytes do not fit on cuda:0 ("));
+  EXPECT_THAT(table().last_error(device().handle()), HasSubstr(" bytes free)"));
+}
+
+}  // namespace
+}  // namespace tessera::cuda::test
