@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Checks the GPU backends on a machine with a GPU, in a few minutes: a Release build,
-# the devices the plugins see, every Vulkan test on vulkan:0, and `tessera bench` on
-# vulkan:0 next to the CPU for the same models. Usage: scripts/gpu-check.sh [BUILD_DIR]
-# (default build-gpu). Needs the packages of scripts/install-deps.sh and the test data.
+# Checks the GPU backends on a machine with a GPU, within 8 minutes of device time:
+#  - a Release build (CUDA code for this GPU's architecture only);
+#  - the devices the plugins see, and the device's copy bandwidth and f16 cuBLAS GEMM
+#    rate (tessera_cuda_device_peaks);
+#  - every CUDA test on cuda:0 (ctest -L cuda: each kernel against the CPU reference,
+#    golden stories260K text, --verify cpu), then every Vulkan test on vulkan:0;
+#  - `tessera bench` on cuda:0 and vulkan:0 for the same models (small ones on the CPU
+#    too), each GPU decode figure set against the roofline: the copy bandwidth / weight
+#    bytes per token; 64 concurrent requests on the TinyLlama shape on both GPUs.
+# Every figure goes to BUILD_DIR/gpu-check.json. Each bench run is capped at 120 s.
+# Usage: scripts/gpu-check.sh [BUILD_DIR] (default build-gpu). GPU_CHECK_VULKAN=0 skips
+# the Vulkan part. Needs the packages of scripts/install-deps.sh and the test data.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,49 +18,99 @@ build="${1:-build-gpu}"
 data="${TESSERA_TESTDATA:-../shared/testdata}"
 models="${build}/bench-models"
 tessera="${build}/bin/tessera"
+json="${build}/gpu-check.json"
+vulkan="${GPU_CHECK_VULKAN:-1}"
 status=0
+entries=()
 
 step() { echo; echo "==> $*"; }
 
-step "build ${build}"
-cmake -S . -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
+# The GPU's architecture ("90" for compute capability 9.0), so nvcc builds only that.
+arch=90
+if command -v nvidia-smi >/dev/null; then
+  cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')"
+  [ -n "${cap}" ] && arch="${cap}"
+fi
+
+step "build ${build} (CUDA architecture ${arch})"
+cmake -S . -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${arch}" >/dev/null || exit 1
 cmake --build "${build}" -j "$(nproc)" >/dev/null || exit 1
 
 step "devices"
-"${tessera}" backends | grep -E "^plugin|device "
-if "${tessera}" backends | grep -q "device vulkan:0: .*, CPU, "; then
-  echo "note: vulkan:0 is a CPU implementation (no GPU Vulkan driver found)"
-fi
+"${tessera}" backends | grep -E "^plugin|device |devices: "
+peaks="$("${build}/bin/tessera_cuda_device_peaks" 2>&1)" || { echo "${peaks}"; peaks=""; status=1; }
+echo "${peaks}"
+[ -n "${peaks}" ] && entries+=("\"device_peaks\": ${peaks}")
+copy_bw="$(sed -n 's/.*"copy_bandwidth_bytes_per_s":\([0-9.e+]*\).*/\1/p' <<< "${peaks}")"
 
-step "Vulkan tests on vulkan:0 (validation layer on)"
-ctest --test-dir "${build}" -L vulkan -j 4 --output-on-failure > "${build}/vulkan-tests.log" 2>&1 || status=1
-grep -E "tests passed|\*\*\*|Failed" "${build}/vulkan-tests.log" | head -40
-echo "(full output: ${build}/vulkan-tests.log)"
+run_tests() {  # LABEL
+  step "${1} tests"
+  local log="${build}/${1}-tests.log"
+  ctest --test-dir "${build}" -L "${1}" -j 4 --output-on-failure > "${log}" 2>&1 || status=1
+  grep -E "tests passed|\*\*\*(Failed|Exception|Timeout)|tests FAILED" "${log}" | head -40
+  echo "(full output: ${log})"
+  entries+=("\"${1}_tests\": \"$(grep -E 'tests passed' "${log}" | tail -1)\"")
+}
+run_tests cuda
+[ "${vulkan}" = 1 ] && run_tests vulkan
 
 step "bench models"
 mkdir -p "${models}"
-[ -f "${models}/llama512.gguf" ] || "${tessera}" init --arch models/llama.tsr --set d_model=512 --set n_layers=8 \
-  --set n_heads=8 --set n_kv_heads=4 --set d_ff=1408 --set n_vocab=32000 --dtype f16 -o "${models}/llama512.gguf" | tail -1
-[ -f "${models}/llama2048q8.gguf" ] || "${tessera}" init --arch models/llama.tsr --set d_model=2048 --set n_layers=16 \
-  --set n_heads=32 --set n_kv_heads=8 --set d_ff=5632 --set n_vocab=32000 --dtype q8_0 \
-  -o "${models}/llama2048q8.gguf" | tail -1
+init() {  # FILE D_MODEL LAYERS HEADS KV_HEADS D_FF DTYPE
+  [ -f "${models}/$1" ] || "${tessera}" init --arch models/llama.tsr --set d_model="$2" --set n_layers="$3" \
+    --set n_heads="$4" --set n_kv_heads="$5" --set d_ff="$6" --set n_vocab=32000 --dtype "$7" -o "${models}/$1" | tail -1
+}
+init llama512.gguf 512 8 8 4 1408 f16
+init tinyllama-q8_0.gguf 2048 22 32 4 5632 q8_0
+init tinyllama-f16.gguf 2048 22 32 4 5632 f16
 
 bench() {  # NAME BACKEND ARGS...
   local name="$1" backend="$2"; shift 2
   echo "-- ${name} on ${backend}"
-  # The bandwidth bound is the host's memory: meaningful for the CPU backend only.
-  local bandwidth=()
-  [ "${backend}" = cpu ] || bandwidth=(--no-bandwidth)
-  "${tessera}" bench -b "${backend}" "${bandwidth[@]}" "$@" 2>&1 | grep -E "^(model|prefill|decode|weights|memory|throughput|TTFT|TPOT)" || status=1
+  local out
+  out="$(timeout 120 "${tessera}" bench -b "${backend}" --no-bandwidth --json "$@" 2>"${build}/bench.err")" || {
+    status=1; tail -3 "${build}/bench.err"; return; }
+  echo "${out}"
+  local decode bytes
+  decode="$(sed -n 's/.*"decode_tokens_per_s":\([0-9.e+]*\).*/\1/p' <<< "${out}")"
+  bytes="$(sed -n 's/.*"weight_bytes_per_token":\([0-9.e+]*\).*/\1/p' <<< "${out}")"
+  if [ "${backend}" != cpu ] && [ -n "${copy_bw}" ] && [ -n "${decode}" ] && [ -n "${bytes}" ]; then
+    awk -v d="${decode}" -v b="${bytes}" -v bw="${copy_bw}" \
+      'BEGIN { printf "   decode %.1f tok/s = %.0f%% of the roofline (%.1f tok/s)\n", d, 100 * d * b / bw, bw / b }'
+  fi
+  entries+=("\"${name} on ${backend}\": ${out}")
 }
-for backend in vulkan cpu; do
+backends=(cuda)
+[ "${vulkan}" = 1 ] && backends+=(vulkan)
+for backend in "${backends[@]}" cpu; do
   bench "stories260K" "${backend}" -m "${data}/stories260K/stories260K.gguf" -p 128 -n 64 -r 3
   bench "llama 512-d f16" "${backend}" -m "${models}/llama512.gguf" -p 256 -n 64 -r 3
-  bench "llama 2048-d q8_0 (1.1B shape)" "${backend}" -m "${models}/llama2048q8.gguf" -p 256 -n 32 -r 2
 done
-bench "llama 512-d f16, 4096-token context (split-KV decode)" vulkan -m "${models}/llama512.gguf" -c 8192 -p 4096 -n 64 -r 1
-TESSERA_VULKAN_INT8_DOT=0 bench "llama 2048-d q8_0 without int8 dot" vulkan -m "${models}/llama2048q8.gguf" -p 256 -n 32 -r 2
-bench "llama 512-d f16, 16 requests at once" vulkan -m "${models}/llama512.gguf" --concurrency 16 -p 128 -n 64
+for backend in "${backends[@]}"; do
+  bench "tinyllama-shape q8_0" "${backend}" -m "${models}/tinyllama-q8_0.gguf" -p 512 -n 64 -r 2
+  bench "tinyllama-shape f16" "${backend}" -m "${models}/tinyllama-f16.gguf" -p 512 -n 64 -r 2
+done
+if [ "${vulkan}" = 1 ]; then
+  "${tessera}" backends | grep -q "device vulkan:0: .*, CPU, " && echo "note: vulkan:0 is a CPU implementation"
+  bench "llama 512-d f16, 4096-token context (split-KV decode)" vulkan -m "${models}/llama512.gguf" -c 8192 -p 4096 \
+    -n 64 -r 1
+  TESSERA_VULKAN_INT8_DOT=0 bench "tinyllama-shape q8_0 without int8 dot" vulkan -m "${models}/tinyllama-q8_0.gguf" \
+    -p 256 -n 32 -r 2
+fi
+for backend in cuda vulkan; do
+  [ "${backend}" = vulkan ] && [ "${vulkan}" != 1 ] && continue
+  bench "tinyllama-shape f16, 64 requests of 512+128" "${backend}" -m "${models}/tinyllama-f16.gguf" \
+    --concurrency 64 --requests 64 -p 512 -n 128
+done
 
-step "done (status ${status})"
+{
+  echo "{"
+  for i in "${!entries[@]}"; do
+    sep=","
+    [ "${i}" -eq $((${#entries[@]} - 1)) ] && sep=""
+    echo "  ${entries[$i]}${sep}"
+  done
+  echo "}"
+} > "${json}"
+step "done (status ${status}); figures in ${json}"
 exit "${status}"

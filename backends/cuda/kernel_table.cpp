@@ -62,6 +62,7 @@ constexpr std::array kKernels = {
     kernel<TSR_OP_SILU, silu>(TSR_DTYPE_F32, "cuda.silu.f32"),
     kernel<TSR_OP_GELU, gelu>(TSR_DTYPE_F32, "cuda.gelu.f32"),
     kernel<TSR_OP_SWIGLU, swiglu>(TSR_DTYPE_F32, "cuda.swiglu.f32"),
+    kernel<TSR_OP_ROPE, rope>(TSR_DTYPE_F32, "cuda.rope.f32"),
     kernel<TSR_OP_SCALE, scale>(TSR_DTYPE_F32, "cuda.scale.f32"),
     kernel<TSR_OP_GELU_TANH, gelu_tanh>(TSR_DTYPE_F32, "cuda.gelu_tanh.f32"),
     kernel<TSR_OP_RELU, relu>(TSR_DTYPE_F32, "cuda.relu.f32"),

@@ -10,6 +10,7 @@
 #include <tessera/plugin_abi.h>
 
 #include "backends/cuda/ops/elementwise_math.h"
+#include "backends/cuda/ops/rope_math.h"
 
 namespace tessera::cuda {
 
@@ -21,6 +22,8 @@ void launch_unary(UnaryOp op, const float* x, float* out, int64_t n, float p0, f
 // out [n, cols] f32 = rows idx[i] of `table` (dtype, row_bytes per row); idx checked.
 void launch_get_rows(tsr_dtype dtype, const void* table, int64_t row_bytes, const int32_t* idx, float* out,
                      int64_t n, int64_t cols, cudaStream_t stream);
+
+void launch_rope(const RopeLaunch& r, cudaStream_t stream);
 
 // Norms over `vectors` vectors of `group` values (x and out row-major, vector v at
 // v * group); vector v takes the gain at (v % groups_per_row) * param_stride.

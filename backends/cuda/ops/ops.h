@@ -12,6 +12,7 @@ void get_rows(CudaDevice& device, const tsr_op_call& call);
 void rms_norm(CudaDevice& device, const tsr_op_call& call);
 void layer_norm(CudaDevice& device, const tsr_op_call& call);
 void matmul(CudaDevice& device, const tsr_op_call& call);
+void rope(CudaDevice& device, const tsr_op_call& call);
 void add(CudaDevice& device, const tsr_op_call& call);
 void mul(CudaDevice& device, const tsr_op_call& call);
 void sub(CudaDevice& device, const tsr_op_call& call);

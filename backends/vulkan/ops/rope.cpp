@@ -1,11 +1,10 @@
 // ROPE: x, out [T, n_heads * head_dim] f32, pos [T] i32, optional freq_factors f32
-// [n_rot / 2]; one invocation per element. YaRN's per-pair ramp bounds and magnitude
-// are computed here, in double, once per call; Llama 3.1's bands in the shader.
-#include <algorithm>
-#include <cmath>
-#include <numbers>
+// [n_rot / 2]; one invocation per element. The per-call terms (kit/rope_terms.h) come
+// from the host, in double; Llama 3.1's bands and YaRN's ramp are applied in the shader.
+#include <string>
 
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/rope_terms.h>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
@@ -31,24 +30,6 @@ struct Push {  // rope.comp
   float llama3_low, llama3_high;
   float llama3_ctx_per_turn;  // n_ctx_orig / (2 pi): times a frequency, n_ctx_orig / wavelength
 };
-
-// YaRN's ramp bounds (pair indices) and cos/sin factor; none without YaRN.
-struct Yarn {
-  float low = 0.0f, high = 0.0f, magnitude = 1.0f;
-};
-
-Yarn yarn_terms(const tsr_rope_params& p) {
-  if (p.ext_factor == 0.0f) return {};
-  // d(b): the pair index that turns b times over n_ctx_orig tokens.
-  const auto pair_turning = [&](double b) {
-    return p.n_rot * std::log(p.n_ctx_orig / (2.0 * std::numbers::pi * b)) / (2.0 * std::log(double{p.theta}));
-  };
-  const double low = std::max(0.0, std::floor(pair_turning(p.beta_fast)));
-  const double high = std::min(p.n_rot - 1.0, std::ceil(pair_turning(p.beta_slow)));
-  const double magnitude = p.attn_factor * (1.0 + 0.1 * std::log(1.0 / p.freq_scale));
-  return {static_cast<float>(low), static_cast<float>(high), static_cast<float>(magnitude)};
-}
-
 
 // The device address of the optional input 2, freq_factors f32 [n_rot / 2], or 0.
 VkDeviceAddress freq_factors_address(const tsr_op_call& call, const tsr_rope_params& p) {
@@ -80,18 +61,15 @@ void rope(VulkanDevice& device, const tsr_op_call& call) {
   expect_matrix(out, n_tokens, width, kOp, "out");
   const VkDeviceAddress freq_factors = freq_factors_address(call, p);
 
-  // Frequencies theta^(-2i / n_rot) = exp2(-i * step): the step is formed in double so
-  // the shader's error stays that of one exp2.
-  const double step = p.n_rot > 0 ? 2.0 * std::log2(static_cast<double>(p.theta)) / p.n_rot : 0.0;
-  const Yarn yarn = yarn_terms(p);
+  const kit::RopeTerms terms = kit::rope_terms(p);
   const bool llama3 = p.llama3_factor > 0.0f;
   const Push push{x.address, pos.address, out.address, static_cast<uint32_t>(n_tokens),
                   static_cast<uint32_t>(p.n_heads), static_cast<uint32_t>(p.head_dim), static_cast<uint32_t>(p.n_rot),
-                  p.pairing == TSR_ROPE_NEOX ? 1u : 0u, p.freq_scale, static_cast<float>(step),
-                  p.ext_factor, yarn.low, yarn.high, yarn.magnitude, call.n_inputs >= 3 ? 1u : 0u, freq_factors,
+                  p.pairing == TSR_ROPE_NEOX ? 1u : 0u, p.freq_scale, terms.log2_theta_step,
+                  p.ext_factor, terms.yarn_low, terms.yarn_high, terms.magnitude, call.n_inputs >= 3 ? 1u : 0u, freq_factors,
                   llama3 ? p.llama3_factor : 0.0f, llama3 ? p.llama3_low_freq_factor : 0.0f,
                   llama3 ? p.llama3_high_freq_factor : 0.0f,
-                  llama3 ? static_cast<float>(p.n_ctx_orig / (2.0 * std::numbers::pi)) : 0.0f};
+                  terms.llama3_ctx_per_turn};
   const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(x.elements()), kElementwiseGroup), kOp);
   device.dispatch(make_dispatch(ShaderId::rope, {kElementwiseGroup}, push, grid));
 }

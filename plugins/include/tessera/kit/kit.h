@@ -19,5 +19,6 @@
 #include <tessera/kit/plugin_slots.h>
 #include <tessera/kit/quant_blocks.h>
 #include <tessera/kit/quantize.h>
+#include <tessera/kit/rope_terms.h>
 #include <tessera/kit/tensor_check.h>
 #include <tessera/kit/tensor_info.h>
