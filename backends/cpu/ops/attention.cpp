@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include <tessera/kit/attention_tokens.h>
 #include <tessera/kit/op_params.h>
 
 #include <tessera/kit/half.h>
@@ -16,33 +17,6 @@ namespace {
 constexpr const char* kOp = "attention";
 
 
-
-// Every table entry token t reads must name a block of the cache.
-void check_token_blocks(const AttentionArgs& a, int64_t t) {
-  const int32_t s = a.seq.as<const int32_t>()[t];
-  const int32_t position = a.pos.as<const int32_t>()[t];
-  const std::string who = "token " + std::to_string(t);
-  if (s < 0 || s >= a.p.n_seqs) {
-    fail(kOp, who + " has seq " + std::to_string(s) + " outside the " +
-                  std::to_string(a.p.n_seqs) + " block tables");
-  }
-  if (position < 0) fail(kOp, who + " has negative position " + std::to_string(position));
-  const int64_t last_block = position / a.p.block_size;
-  if (last_block >= a.p.max_blocks_per_seq) {
-    fail(kOp, who + " at position " + std::to_string(position) + " needs block index " +
-                  std::to_string(last_block) + " but block tables hold " +
-                  std::to_string(a.p.max_blocks_per_seq) + " blocks per sequence");
-  }
-  const int32_t* table = a.block_tables.row<const int32_t>(s);
-  const int64_t n_blocks = a.k_cache.shape[0];
-  for (int64_t b = a.first_key(t) / a.p.block_size; b <= last_block; ++b) {
-    if (table[b] < 0 || table[b] >= n_blocks) {
-      fail(kOp, "block table of sequence " + std::to_string(s) + " names block " +
-                    std::to_string(table[b]) + " at index " + std::to_string(b) +
-                    " but the cache has " + std::to_string(n_blocks) + " blocks");
-    }
-  }
-}
 
 // Element d of a cache row, as f32. A q8_0 row is kv_width / 32 blocks; a head may start
 // inside a block (head_dim 8: four heads share one scale).
@@ -58,17 +32,11 @@ float cache_elem(const TensorView& cache, int64_t row, int64_t d) {
 }  // namespace
 
 double alibi_slope(const tsr_attention_params& p, int head) {
-  if (p.alibi_max_bias == 0.0f) return 0.0;
-  int n2 = 1;  // the largest power of two <= n_heads
-  while (2 * n2 <= p.n_heads) n2 *= 2;
-  const double b = p.alibi_max_bias;
-  if (head < n2) return std::exp2(-b * (head + 1) / n2);
-  return std::exp2(-b * (2 * (head - n2) + 1) / (2.0 * n2));
+  return kit::alibi_slope(p.alibi_max_bias, p.n_heads, head);
 }
 
 int64_t AttentionArgs::first_key(int64_t t) const {
-  const int64_t position = pos.as<const int32_t>()[t];
-  return p.window > 0 ? std::max<int64_t>(0, position - p.window + 1) : 0;
+  return kit::attention_first_key(p.window, pos.as<const int32_t>()[t]);
 }
 
 int64_t AttentionArgs::cache_row(int64_t t, int64_t position) const {
@@ -114,7 +82,8 @@ AttentionArgs check_attention(const tsr_op_call& call) {
   expect_vector(a.seq, a.n_tokens, kOp, "seq");
   expect_matrix(a.block_tables, a.p.n_seqs, a.p.max_blocks_per_seq, kOp, "block_tables");
   expect_matrix(a.out, a.n_tokens, a.q_width, kOp, "out");
-  for (int64_t t = 0; t < a.n_tokens; ++t) check_token_blocks(a, t);
+  kit::check_attention_tokens(a.p, a.pos.as<const int32_t>(), a.seq.as<const int32_t>(),
+                              a.block_tables.as<const int32_t>(), a.n_tokens, a.k_cache.shape[0]);
   return a;
 }
 

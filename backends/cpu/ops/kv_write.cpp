@@ -8,6 +8,7 @@
 #include <tessera/kit/op_params.h>
 
 #include <tessera/kit/half.h>
+#include <tessera/kit/kv_quant.h>
 #include <tessera/kit/quant_blocks.h>
 #include <tessera/kit/quantize.h>
 
@@ -22,15 +23,11 @@ void quantize_kv_row_q8_0(const float* x, std::byte* dst, int64_t n) {
     std::byte* block = dst + b * static_cast<int64_t>(sizeof(BlockQ8_0));
     float amax = 0.0f;
     for (int j = 0; j < kQ8BlockElems; ++j) amax = std::fmax(amax, std::fabs(xb[j]));
-    const uint16_t d_bits = f32_to_f16(amax / 127.0f);
-    // Quantise with the scale as stored: rounding it to f16 must not add to the error.
-    const float d = f16_to_f32(d_bits);
-    const float inv = d > 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t d_bits = kit::kv_q8_0_scale_bits(amax);
+    const float inv = kit::kv_q8_0_inverse(d_bits);
     std::memcpy(block, &d_bits, sizeof d_bits);
     for (int j = 0; j < kQ8BlockElems; ++j) {
-      // d' may be just below max|x| / 127: clamp so max|x| still fits in int8.
-      const long q = std::clamp(std::lround(xb[j] * inv), -127L, 127L);
-      block[sizeof d_bits + static_cast<size_t>(j)] = static_cast<std::byte>(static_cast<int8_t>(q));
+      block[sizeof d_bits + static_cast<size_t>(j)] = static_cast<std::byte>(kit::kv_q8_0_code(xb[j], inv));
     }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <tessera/plugin_abi.h>
 
+#include <tessera/kit/attention_tokens.h>
 #include <tessera/kit/block_check.h>
 #include <tessera/kit/block_values.h>
 #include <tessera/kit/call_args.h>
@@ -13,6 +14,7 @@
 #include <tessera/kit/dtype_traits.h>
 #include <tessera/kit/guard.h>
 #include <tessera/kit/half.h>
+#include <tessera/kit/kv_quant.h>
 #include <tessera/kit/kernel_error.h>
 #include <tessera/kit/last_error.h>
 #include <tessera/kit/moe_check.h>
