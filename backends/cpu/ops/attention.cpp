@@ -57,31 +57,12 @@ AttentionArgs check_attention(const tsr_op_call& call) {
   a.seq = input(call, 4, kOp, "seq");
   a.block_tables = input(call, 5, kOp, "block_tables");
   a.out = output(call, kOp);
-  a.group = a.p.n_heads / a.p.n_kv_heads;
-  a.q_width = static_cast<int64_t>(a.p.n_heads) * a.p.head_dim;
-  a.kv_width = static_cast<int64_t>(a.p.n_kv_heads) * a.p.head_dim;
-
-  expect_dtype(a.q, TSR_DTYPE_F32, kOp, "q");
-  expect_dtype(a.out, TSR_DTYPE_F32, kOp, "out");
-  expect_dtype(a.pos, TSR_DTYPE_I32, kOp, "pos");
-  expect_dtype(a.seq, TSR_DTYPE_I32, kOp, "seq");
-  expect_dtype(a.block_tables, TSR_DTYPE_I32, kOp, "block_tables");
-  if (a.q.cols() != a.q_width) {
-    fail(kOp, "q has " + std::to_string(a.q.cols()) + " columns but n_heads * head_dim = " +
-                  std::to_string(a.q_width));
-  }
-  a.n_tokens = a.q.rows();
-  kit::check_kv_cache(a.k_cache, kOp, "k_cache", a.p.block_size, a.kv_width);
-  kit::check_kv_cache(a.v_cache, kOp, "v_cache", a.p.block_size, a.kv_width);
-  if (a.v_cache.dtype != a.k_cache.dtype || a.v_cache.shape[0] != a.k_cache.shape[0]) {
-    fail(kOp, "v_cache " + shape_label(a.v_cache) + " " +
-                  std::string(dtype_label(a.v_cache.dtype)) + " does not match k_cache " +
-                  shape_label(a.k_cache) + " " + std::string(dtype_label(a.k_cache.dtype)));
-  }
-  expect_vector(a.pos, a.n_tokens, kOp, "pos");
-  expect_vector(a.seq, a.n_tokens, kOp, "seq");
-  expect_matrix(a.block_tables, a.p.n_seqs, a.p.max_blocks_per_seq, kOp, "block_tables");
-  expect_matrix(a.out, a.n_tokens, a.q_width, kOp, "out");
+  const kit::AttentionShape shape =
+      kit::check_attention_shapes(a.p, a.q, a.k_cache, a.v_cache, a.pos, a.seq, a.block_tables, a.out);
+  a.n_tokens = shape.n_tokens;
+  a.q_width = shape.q_width;
+  a.kv_width = shape.kv_width;
+  a.group = shape.group;
   kit::check_attention_tokens(a.p, a.pos.as<const int32_t>(), a.seq.as<const int32_t>(),
                               a.block_tables.as<const int32_t>(), a.n_tokens, a.k_cache.shape[0]);
   return a;

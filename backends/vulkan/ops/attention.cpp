@@ -7,6 +7,7 @@
 // bad one through the error word.
 #include <cmath>
 
+#include <tessera/kit/attention_tokens.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
@@ -79,27 +80,8 @@ void attention(VulkanDevice& device, const tsr_op_call& call) {
   const DeviceTensor seq = input(call, 4, kOp, "seq");
   const DeviceTensor block_tables = input(call, 5, kOp, "block_tables");
   const DeviceTensor out = output(call, kOp);
-  const int64_t q_width = static_cast<int64_t>(p.n_heads) * p.head_dim;
-  const int64_t kv_width = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
-  expect_dtype(q, TSR_DTYPE_F32, kOp, "q");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
-  expect_dtype(seq, TSR_DTYPE_I32, kOp, "seq");
-  expect_dtype(block_tables, TSR_DTYPE_I32, kOp, "block_tables");
-  if (q.cols() != q_width) {
-    fail(kOp, "q has " + std::to_string(q.cols()) + " columns but n_heads * head_dim = " + std::to_string(q_width));
-  }
-  const int64_t n_tokens = q.rows();
-  kit::check_kv_cache(k_cache, kOp, "k_cache", p.block_size, kv_width);
-  kit::check_kv_cache(v_cache, kOp, "v_cache", p.block_size, kv_width);
-  if (v_cache.dtype != k_cache.dtype || v_cache.shape[0] != k_cache.shape[0]) {
-    fail(kOp, "v_cache " + shape_label(v_cache) + " " + std::string(dtype_label(v_cache.dtype)) +
-                  " does not match k_cache " + shape_label(k_cache) + " " + std::string(dtype_label(k_cache.dtype)));
-  }
-  expect_vector(pos, n_tokens, kOp, "pos");
-  expect_vector(seq, n_tokens, kOp, "seq");
-  expect_matrix(block_tables, p.n_seqs, p.max_blocks_per_seq, kOp, "block_tables");
-  expect_matrix(out, n_tokens, q_width, kOp, "out");
+  const kit::AttentionShape shape = kit::check_attention_shapes(p, q, k_cache, v_cache, pos, seq, block_tables, out);
+  const int64_t n_tokens = shape.n_tokens;
   const int64_t n_cache_blocks = k_cache.shape[0];
   const ErrorText on_error = [p, n_cache_blocks](uint32_t code, int32_t token, int32_t value) {
     return device_error(code, token, value, p, n_cache_blocks);

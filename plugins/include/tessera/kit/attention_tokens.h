@@ -1,7 +1,7 @@
-// What every ATTENTION kernel derives from a token's position, sequence and block table:
-// the first key it attends to (a sliding window's start), the ALiBi slope of a query
-// head, and the check of every block-table entry a call's tokens will read (on host
-// copies of pos, seq and block_tables), with the messages every backend reports.
+// What every ATTENTION kernel checks and derives: the call's dtypes and shapes, the
+// first key a token attends to (a sliding window's start), the ALiBi slope of a query
+// head, and every block-table entry a call's tokens will read (on host copies of pos,
+// seq and block_tables), with the messages every backend reports.
 #pragma once
 
 #include <cmath>
@@ -10,8 +10,24 @@
 #include <tessera/plugin_abi.h>
 
 #include <tessera/kit/host_device.h>
+#include <tessera/kit/tensor_info.h>
 
 namespace tessera::kit {
+
+struct AttentionShape {
+  int64_t n_tokens = 0;
+  int64_t q_width = 0;   // n_heads * head_dim
+  int64_t kv_width = 0;  // n_kv_heads * head_dim
+  int group = 1;         // query heads per KV head: query head h reads KV head h / group
+};
+
+// Throws KernelError (fail("attention", ...)) unless the params pass
+// check_attention_params and the tensors are q [T, q_width] f32, k_cache and v_cache
+// caches of one dtype and block count ([n_blocks, block_size, kv_width]), pos and seq
+// i32 [T], block_tables i32 [n_seqs, max_blocks_per_seq], out [T, q_width] f32.
+AttentionShape check_attention_shapes(const tsr_attention_params& p, const TensorInfo& q, const TensorInfo& k_cache,
+                                      const TensorInfo& v_cache, const TensorInfo& pos, const TensorInfo& seq,
+                                      const TensorInfo& block_tables, const TensorInfo& out);
 
 // The first key position a token at `position` attends to: 0, or position - window + 1
 // with a window.
