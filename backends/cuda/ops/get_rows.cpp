@@ -6,10 +6,10 @@
 
 #include <tessera/kit/op_params.h>
 
-#include "backends/cuda/cuda_error.h"
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/ops.h"
+#include "backends/cuda/ops/read_back.h"
 #include "backends/cuda/ops/tensor_args.h"
 
 namespace tessera::cuda {
@@ -28,11 +28,7 @@ void get_rows(CudaDevice& device, const tsr_op_call& call) {
   const int64_t n = idx.elements(), n_rows = table.shape[0];
   if (n == 0 || table.cols() == 0) return;
   device.activate();
-  std::vector<int32_t> ids(static_cast<size_t>(n));
-  check_cuda(cudaMemcpyAsync(ids.data(), idx.data, ids.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
-                             device.stream()),
-             "get_rows: reading idx");
-  check_cuda(cudaStreamSynchronize(device.stream()), "get_rows: reading idx");
+  const std::vector<int32_t> ids = read_back_i32(device, idx, kOp);
   for (int64_t i = 0; i < n; ++i) {
     if (ids[static_cast<size_t>(i)] < 0 || ids[static_cast<size_t>(i)] >= n_rows) {
       fail(kOp, "idx[" + std::to_string(i) + "] = " + std::to_string(ids[static_cast<size_t>(i)]) +

@@ -39,6 +39,32 @@ struct NormLaunch {
 };
 void launch_norm(const NormLaunch& n, cudaStream_t stream);
 
+// KV_WRITE: row slots[t] of `cache` (row_bytes each; f32, f16 or q8_0) = x[t] (width f32).
+void launch_kv_write(tsr_dtype dtype, const float* x, const int32_t* slots, uint8_t* cache, int64_t row_bytes,
+                     int64_t n_tokens, int64_t width, cudaStream_t stream);
+
+// SLICE: out[n, g * count + j] = x[n, start + g * stride + j] for rows n < rows.
+void launch_slice(const float* x, float* out, int64_t rows, int64_t x_cols, int64_t start, int64_t count,
+                  int64_t stride, int64_t groups, cudaStream_t stream);
+
+// ATTENTION over the paged cache, one warp per (token, query head), keys folded in
+// one at a time (OnlineSoftmax). Checked on the host before the launch.
+inline constexpr int32_t kAttentionMaxHeadDim = 256;
+struct AttentionLaunch {
+  const float* q;
+  const uint8_t* k_cache;
+  const uint8_t* v_cache;
+  const int32_t* pos;
+  const int32_t* seq;
+  const int32_t* block_tables;
+  float* out;
+  tsr_dtype cache_dtype;
+  int64_t cache_row_bytes;
+  int64_t n_tokens;
+  tsr_attention_params p;
+};
+void launch_attention(const AttentionLaunch& a, cudaStream_t stream);
+
 // out[r, c] = sum_k x[r, k] * w[c, k] for r < n_rows (at most kGemvMaxRows), c < m:
 // one warp per weight row, the weight dequantised in registers.
 inline constexpr int64_t kGemvMaxRows = 8;

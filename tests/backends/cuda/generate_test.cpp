@@ -1,7 +1,8 @@
 // End to end on the CUDA backend through the `tessera` executable: greedy stories260K
-// gives the golden ids with the ops CUDA lacks on the CPU (per-op fallback), and every
-// op's output agrees with the CPU in verify mode. Without a device, `tessera backends`
-// and `generate --backend cuda` say why.
+// gives the golden ids with every op on CUDA (--no-fallback), a long prompt (the cuBLAS
+// path) and f16 and int8 KV caches give the CPU's tokens, and every op's output agrees
+// with the CPU in verify mode. Without a device, `tessera backends` and
+// `generate --backend cuda` say why.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -33,7 +34,7 @@ class CudaGenerate : public CudaTest {};
 
 TEST_F(CudaGenerate, GreedyStories260KGivesTheGoldenIds) {
   const tessera::test::Golden g = tessera::test::load_golden();
-  const CommandResult r = generate(g.prompt, 64);
+  const CommandResult r = generate(g.prompt, 64, "--no-fallback");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json_ids(r.out, "prompt_ids"), g.prompt_ids);
   EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids);
@@ -49,6 +50,17 @@ TEST_F(CudaGenerate, LongPromptTakesTheCublasPathAndAgreesWithTheCpu) {
   ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
   ASSERT_GT(json_ids(gpu.out, "prompt_ids").size(), 8u);  // more rows than the GEMV takes
   EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
+}
+
+TEST_F(CudaGenerate, HalfAndInt8CachesGiveTheCpusTokens) {
+  for (const std::string kv : {"f16", "int8"}) {
+    const std::string args = " -p 'Once upon a time' -n 32 --temp 0 --json --kv-dtype " + kv + " --backend ";
+    const CommandResult cpu = run_command(tessera_cli("generate -m " + gguf() + args + "cpu"));
+    const CommandResult gpu = run_command(tessera_cli("generate -m " + gguf() + args + "cuda"));
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    ASSERT_EQ(gpu.exit_code, 0) << kv << "\n" << gpu.err;
+    EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids")) << kv;
+  }
 }
 
 TEST_F(CudaGenerate, EveryCudaOpAgreesWithTheCpuInVerifyMode) {

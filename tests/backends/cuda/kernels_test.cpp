@@ -1,8 +1,8 @@
 // The CUDA kernels against the CPU reference kernels on random inputs of odd shapes,
 // placed at offsets that are not multiples of 256: GET_ROWS and MATMUL for every dtype
 // (MATMUL on the GEMV path, up to 8 rows of x, and on the cuBLAS path beyond), the
-// norms (grouped, with per-group gains, layer norm with and without parameters), and
-// every element-wise op. Tolerances are errors relative to the largest reference value.
+// norms (grouped, with per-group gains, layer norm with and without parameters), ROPE
+// (pairings, scaling, YaRN, Llama 3.1, freq_factors), SLICE and every element-wise op. Tolerances are errors relative to the largest reference value.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,6 +15,8 @@
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/norm.h"
+#include "backends/cpu/ops/rope.h"
+#include "backends/cpu/ops/slice.h"
 #include "cuda_session.h"
 
 namespace tessera::cuda::test {
@@ -141,6 +143,60 @@ INSTANTIATE_TEST_SUITE_P(EveryLayout, CudaNorm,
                                            NormCase{"layer_without_parameters", true, 0, 0, false, false},
                                            NormCase{"layer_grouped", true, 2, 96, false, false}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// ---- ROPE: the GPU kernels' tolerance, 2e-6 + 1.2e-7 per unit of the largest position --
+
+struct RopeCase {
+  const char* name;
+  int32_t pairing, n_heads, head_dim, n_rot;
+  float theta, freq_scale;
+  int32_t max_pos;
+  bool yarn, llama3, factors;
+};
+
+class CudaRope : public CudaParamTest<RopeCase> {};
+
+TEST_P(CudaRope, MatchesTheReference) {
+  const RopeCase c = GetParam();
+  const int64_t n_tokens = 7, width = int64_t{c.n_heads} * c.head_dim;
+  const HostTensor x = HostTensor::f32({n_tokens, width}, random_values(static_cast<size_t>(n_tokens * width), 41));
+  std::vector<int32_t> positions = random_ids(static_cast<size_t>(n_tokens), c.max_pos + 1, 42);
+  positions[0] = c.max_pos;
+  const HostTensor pos = HostTensor::i32({n_tokens}, positions);
+  const HostTensor factors = HostTensor::f32({c.n_rot / 2}, random_values(static_cast<size_t>(c.n_rot / 2), 73, 1, 40));
+  tsr_rope_params p = cpu::test::rope_params(c.theta, c.freq_scale, c.n_heads, c.head_dim, c.n_rot, c.pairing);
+  if (c.yarn) p = cpu::test::yarn_params(p, 1.0f, 0.9f, 32.0f, 1.0f, 4096);
+  if (c.llama3) p = cpu::test::llama3_params(p, 8.0f, 1.0f, 4.0f, 8192);
+  std::vector<const HostTensor*> inputs{&x, &pos};
+  if (c.factors) inputs.push_back(&factors);
+  HostTensor ref(TSR_DTYPE_F32, {n_tokens, width});
+  run_reference(cpu::rope_ref, TSR_OP_ROPE, &p, inputs, ref);
+  std::vector<uint64_t> offsets{36, 100, 212, 516};
+  if (!c.factors) offsets.erase(offsets.begin() + 2);
+  const auto got = run_on_backend(TSR_OP_ROPE, TSR_DTYPE_F32, &p, inputs, HostTensor(TSR_DTYPE_F32, {n_tokens, width}),
+                                  offsets);
+  EXPECT_LT(relative_error(got, ref.to_f32()), 2e-6 + 1.2e-7 * c.max_pos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, CudaRope,
+    ::testing::Values(RopeCase{"interleaved", TSR_ROPE_INTERLEAVED, 8, 8, 8, 10000.0f, 1.0f, 40, false, false, false},
+                      RopeCase{"neox_partial_scaled", TSR_ROPE_NEOX, 3, 10, 6, 10000.0f, 0.25f, 300, false, false, false},
+                      RopeCase{"neox_128", TSR_ROPE_NEOX, 2, 128, 128, 10000.0f, 1.0f, 511, false, false, false},
+                      RopeCase{"yarn", TSR_ROPE_INTERLEAVED, 2, 64, 64, 10000.0f, 0.125f, 500, true, false, false},
+                      RopeCase{"llama3_and_factors", TSR_ROPE_NEOX, 1, 66, 64, 500000.0f, 1.0f, 500, false, true, true}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// ---- SLICE: exact ----------------------------------------------------------------------
+
+TEST_F(CudaTest, SliceCopiesTheGroupsExactly) {
+  const HostTensor x = HostTensor::f32({5, 96}, random_values(5 * 96, 81));
+  const tsr_slice_params p = cpu::test::slice_params(8, 10, 24, 3);  // 3 heads: columns 8..17, 32..41, 56..65
+  HostTensor ref(TSR_DTYPE_F32, {5, 30});
+  run_reference(cpu::slice_ref, TSR_OP_SLICE, &p, {&x}, ref);
+  const auto got = run_on_backend(TSR_OP_SLICE, TSR_DTYPE_F32, &p, {&x}, HostTensor(TSR_DTYPE_F32, {5, 30}), {4, 516});
+  EXPECT_EQ(got, ref.to_f32());
+}
 
 // ---- element-wise --------------------------------------------------------------------
 

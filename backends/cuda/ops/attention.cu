@@ -1,0 +1,75 @@
+// ATTENTION: one warp per (token, query head). Lane l holds dimensions l, l + 32, ...
+// of q and of the output (head_dim <= 256: 8 each); each key's dot product is summed
+// across the warp, then folded into the online softmax (attention_math.h). Keys are
+// read through the token's block table.
+#include <tessera/kit/attention_tokens.h>
+
+#include "backends/cuda/ops/attention_math.h"
+#include "backends/cuda/ops/launch.h"
+#include "backends/cuda/ops/launch_util.cuh"
+
+namespace tessera::cuda {
+namespace {
+
+constexpr int kWarps = 4;  // (token, head) pairs per block
+constexpr int kPerLane = kAttentionMaxHeadDim / 32;
+
+__global__ void attention_kernel(AttentionLaunch a) {
+  const tsr_attention_params& p = a.p;
+  const int64_t pair = blockIdx.x * int64_t{kWarps} + threadIdx.x / 32;
+  if (pair >= a.n_tokens * p.n_heads) return;
+  const int lane = threadIdx.x % 32;
+  const int64_t t = pair / p.n_heads;
+  const int h = static_cast<int>(pair % p.n_heads);
+  const int hd = p.head_dim;
+  const int64_t q_width = int64_t{p.n_heads} * hd;
+  const int64_t kv_col = int64_t{h / (p.n_heads / p.n_kv_heads)} * hd;  // the KV head's first column
+  const float* q = a.q + t * q_width + int64_t{h} * hd;
+  float qv[kPerLane], acc[kPerLane];
+#pragma unroll
+  for (int j = 0; j < kPerLane; ++j) {
+    const int d = lane + 32 * j;
+    qv[j] = d < hd ? q[d] : 0.0f;
+    acc[j] = 0.0f;
+  }
+  const int64_t pos = a.pos[t];
+  const int32_t* table = a.block_tables + int64_t{a.seq[t]} * p.max_blocks_per_seq;
+  const float slope = static_cast<float>(kit::alibi_slope(p.alibi_max_bias, p.n_heads, h));
+  OnlineSoftmax softmax;
+  for (int64_t key = kit::attention_first_key(p.window, pos); key <= pos; ++key) {
+    const int64_t row = int64_t{table[key / p.block_size]} * p.block_size + key % p.block_size;
+    const uint8_t* k_row = a.k_cache + row * a.cache_row_bytes;
+    float dot = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      const int d = lane + 32 * j;
+      if (d < hd) dot += qv[j] * kv_value(a.cache_dtype, k_row, kv_col + d);
+    }
+    for (int o = 16; o > 0; o >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, o);
+    float weight;
+    const float rescale = softmax.add(attention_score(dot, p.scale, p.softcap, slope, key, pos), weight);
+    const uint8_t* v_row = a.v_cache + row * a.cache_row_bytes;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      const int d = lane + 32 * j;
+      if (d < hd) acc[j] = acc[j] * rescale + weight * kv_value(a.cache_dtype, v_row, kv_col + d);
+    }
+  }
+  float* out = a.out + t * q_width + int64_t{h} * hd;
+#pragma unroll
+  for (int j = 0; j < kPerLane; ++j) {
+    const int d = lane + 32 * j;
+    if (d < hd) out[d] = acc[j] / softmax.sum;
+  }
+}
+
+}  // namespace
+
+void launch_attention(const AttentionLaunch& a, cudaStream_t stream) {
+  const int64_t pairs = a.n_tokens * a.p.n_heads;
+  if (pairs == 0) return;
+  attention_kernel<<<static_cast<unsigned>((pairs + kWarps - 1) / kWarps), kWarps * 32, 0, stream>>>(a);
+  check_launch("attention kernel");
+}
+
+}  // namespace tessera::cuda

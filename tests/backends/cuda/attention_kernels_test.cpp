@@ -1,0 +1,116 @@
+// The CUDA KV_WRITE and paged ATTENTION kernels against the CPU reference: KV_WRITE
+// into f32, f16 and q8_0 caches exactly (both sides use the kit's conversions),
+// ATTENTION on the cases every backend shares (2e-5) and on a long decode, and the
+// errors for a slot or a block-table entry outside the cache.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tessera/kit/dtype_traits.h>
+
+#include "backends/attention_cases.h"
+#include "backends/cpu/ops/attention.h"
+#include "backends/cpu/ops/kv_write.h"
+#include "cuda_session.h"
+
+namespace tessera::cuda::test {
+namespace {
+
+using cpu::test::random_values;
+using cpu::test::relative_error;
+using gpu_test::AttentionCase;
+using gpu_test::AttentionInputs;
+using gpu_test::make_inputs;
+using gpu_test::pointers;
+using gpu_test::reference_of;
+
+struct KvWriteCase {
+  tsr_dtype dtype;
+  int32_t n_blocks, block_size, n_kv_heads, head_dim, n_tokens;
+};
+
+class CudaKvWrite : public CudaParamTest<KvWriteCase> {};
+
+TEST_P(CudaKvWrite, WritesTheSlotsExactlyAndKeepsTheOtherRows) {
+  const KvWriteCase c = GetParam();
+  const int64_t width = int64_t{c.n_kv_heads} * c.head_dim, rows = int64_t{c.n_blocks} * c.block_size;
+  const HostTensor x = HostTensor::f32({c.n_tokens, width}, random_values(static_cast<size_t>(c.n_tokens * width), 61));
+  std::vector<int32_t> slots(static_cast<size_t>(rows));
+  std::iota(slots.begin(), slots.end(), 0);
+  std::shuffle(slots.begin(), slots.end(), std::mt19937(62));
+  slots.resize(static_cast<size_t>(c.n_tokens));
+  const HostTensor slot = HostTensor::i32({c.n_tokens}, slots);
+  const std::vector<float> initial = random_values(static_cast<size_t>(rows * width), 63);
+  HostTensor ref = HostTensor::from_f32(c.dtype, {c.n_blocks, c.block_size, width}, initial);
+  const HostTensor cache = HostTensor::from_f32(c.dtype, {c.n_blocks, c.block_size, width}, initial);
+  const tsr_kv_write_params p{c.n_kv_heads, c.head_dim, c.block_size};
+  run_reference(cpu::kv_write_ref, TSR_OP_KV_WRITE, &p, {&x, &slot}, ref);
+  const auto got = run_on_backend(TSR_OP_KV_WRITE, c.dtype, &p, {&x, &slot}, cache, {36, 132, odd_offset(c.dtype, 64)});
+  EXPECT_EQ(got, ref.to_f32());
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaKvWrite,
+                         ::testing::Values(KvWriteCase{TSR_DTYPE_F32, 4, 16, 4, 8, 5},
+                                           KvWriteCase{TSR_DTYPE_F16, 9, 7, 3, 18, 40},
+                                           KvWriteCase{TSR_DTYPE_Q8_0, 4, 16, 4, 8, 7},
+                                           KvWriteCase{TSR_DTYPE_Q8_0, 5, 7, 3, 64, 30}),
+                         [](const auto& info) {
+                           const KvWriteCase& c = info.param;
+                           return std::string(kit::dtype_traits(c.dtype).name) + "_width" +
+                                  std::to_string(c.n_kv_heads * c.head_dim) + "_t" + std::to_string(c.n_tokens);
+                         });
+
+TEST_F(CudaTest, KvWriteRefusesASlotOutsideTheCache) {
+  const HostTensor x = HostTensor::f32({2, 8}, random_values(16, 1));
+  const HostTensor slot = HostTensor::i32({2}, {3, 64});
+  const tsr_kv_write_params p{1, 8, 16};
+  const std::string message = error_of([&] {
+    run_on_backend(TSR_OP_KV_WRITE, TSR_DTYPE_F32, &p, {&x, &slot}, HostTensor(TSR_DTYPE_F32, {4, 16, 8}),
+                   {4, 132, 260});
+  });
+  EXPECT_NE(message.find("kv_write: slot[1] = 64 is outside the cache's 64 rows"), std::string::npos) << message;
+}
+
+std::vector<float> run_attention(const AttentionCase& c, const AttentionInputs& in) {
+  return run_on_backend(TSR_OP_ATTENTION, c.dtype, &in.params, pointers(in.tensors),
+                        HostTensor(TSR_DTYPE_F32, {in.n_tokens, int64_t{c.n_heads} * c.head_dim}),
+                        {36, odd_offset(c.dtype, 24), odd_offset(c.dtype, 257), 4, 68, 260, 516});
+}
+
+double attention_error(const AttentionCase& c, const AttentionInputs& in) {
+  return relative_error(run_attention(c, in), reference_of(in).to_f32());
+}
+
+class CudaAttention : public CudaParamTest<AttentionCase> {};
+
+TEST_P(CudaAttention, MatchesTheReference) {
+  const AttentionCase c = GetParam();
+  EXPECT_LT(attention_error(c, make_inputs(c)), 2e-5);
+}
+
+std::vector<AttentionCase> cuda_attention_cases() {
+  std::vector<AttentionCase> cases = gpu_test::common_attention_cases();
+  cases.push_back({"long_decode_head_dim_256_q8_0", TSR_DTYPE_Q8_0, 8, 2, 256, 16, {3000, 40}, {1, 1}});
+  cases.push_back({"long_decode_window_f16", TSR_DTYPE_F16, 8, 4, 64, 16, {3000, 1200}, {1, 2}, 100});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CudaAttention, ::testing::ValuesIn(cuda_attention_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST_F(CudaTest, AttentionRefusesABlockTableEntryOutsideTheCache) {
+  const AttentionCase c{"bad_block", TSR_DTYPE_F16, 4, 2, 64, 16, {40}, {1}};
+  AttentionInputs in = make_inputs(c);
+  tsr_tensor& tables = in.tensors[5].desc();
+  reinterpret_cast<int32_t*>(tables.buffer->data + tables.offset)[1] = 999;
+  const std::string message = error_of([&] { run_attention(c, in); });
+  EXPECT_NE(message.find("attention: block table of sequence 0 names block 999 at index 1"), std::string::npos)
+      << message;
+}
+
+}  // namespace
+}  // namespace tessera::cuda::test
