@@ -1,6 +1,8 @@
 // The open CUDA device (see device.h).
 #include "backends/cuda/device.h"
 
+#include <algorithm>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -25,9 +27,13 @@ CudaDevice::CudaDevice(int32_t index) : index_(index) {
 }
 
 CudaDevice::~CudaDevice() {
-  activate();
+  cudaSetDevice(index_);  // not activate(): a destructor must not throw
   cudaStreamSynchronize(stream_);
   if (cublas_) cublasDestroy(cublas_);
+  for (int i = 0; i < 2; ++i) {
+    if (staged_[i]) cudaEventDestroy(staged_[i]);
+    if (stage_[i]) cudaFreeHost(stage_[i]);
+  }
   memory_.reset();  // the cache back to the device
   cudaStreamDestroy(stream_);
 }
@@ -72,10 +78,42 @@ void CudaDevice::free(tsr_buffer buffer) noexcept {
   delete buffer;
 }
 
+bool CudaDevice::staging_ready() {
+  if (stage_[1] != nullptr) return true;
+  for (int i = 0; i < 2; ++i) {
+    if (cudaMallocHost(&stage_[i], kStageBytes) != cudaSuccess ||
+        cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming) != cudaSuccess) {
+      cudaGetLastError();
+      for (int j = 0; j <= i; ++j) {
+        if (staged_[j]) cudaEventDestroy(staged_[j]);
+        if (stage_[j]) cudaFreeHost(stage_[j]);
+        staged_[j] = nullptr;
+        stage_[j] = nullptr;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
 void CudaDevice::write(tsr_buffer dst, uint64_t offset, const void* src, uint64_t size) {
   if (size == 0) return;
   activate();
-  check_cuda(cudaMemcpyAsync(dst->data + offset, src, size, cudaMemcpyHostToDevice, stream_), "buffer_write");
+  if (size <= kStageBytes || !staging_ready()) {
+    check_cuda(cudaMemcpyAsync(dst->data + offset, src, size, cudaMemcpyHostToDevice, stream_), "buffer_write");
+  } else {
+    const auto* from = static_cast<const std::byte*>(src);
+    for (uint64_t done = 0, i = 0; done < size; ++i) {
+      const int b = static_cast<int>(i % 2);
+      const uint64_t n = std::min(kStageBytes, size - done);
+      if (i >= 2) check_cuda(cudaEventSynchronize(staged_[b]), "buffer_write");  // its last copy is done
+      std::memcpy(stage_[b], from + done, n);
+      check_cuda(cudaMemcpyAsync(dst->data + offset + done, stage_[b], n, cudaMemcpyHostToDevice, stream_),
+                 "buffer_write");
+      check_cuda(cudaEventRecord(staged_[b], stream_), "buffer_write");
+      done += n;
+    }
+  }
   // The host may reuse `src` when the call returns.
   check_cuda(cudaStreamSynchronize(stream_), "buffer_write");
 }

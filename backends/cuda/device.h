@@ -35,6 +35,8 @@ class CudaDevice {
   // Device memory; an out-of-memory failure names the size and the memory free.
   tsr_buffer alloc(uint64_t size, const char* slot);
   void free(tsr_buffer buffer) noexcept;
+  // Writes of more than kStageBytes go through two pinned staging buffers in turn: the
+  // copy engine reads pinned memory at full link speed while the host fills the other.
   void write(tsr_buffer dst, uint64_t offset, const void* src, uint64_t size);
   void read(tsr_buffer src, uint64_t offset, void* dst, uint64_t size);
   // Waits for the step's kernels and reports a failure of any of them.
@@ -59,12 +61,19 @@ class CudaDevice {
   const char* last_error() const { return error_.get(); }
 
  private:
+  static constexpr uint64_t kStageBytes = uint64_t{16} << 20;
+
   void* allocate_or_throw(uint64_t size, const char* what);
+  // The staging buffers and their events, made at the first large write; false when
+  // pinned memory is not available (the write then copies from pageable memory).
+  bool staging_ready();
 
   int32_t index_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   std::unique_ptr<CachingAllocator> memory_;
+  void* stage_[2] = {nullptr, nullptr};
+  cudaEvent_t staged_[2] = {nullptr, nullptr};  // recorded after each buffer's copy
   kit::LastError error_;
 };
 

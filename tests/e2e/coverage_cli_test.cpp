@@ -71,7 +71,7 @@ TEST(Coverage, GenerateWarnsAboutAnUnreadArchitecturalKey) {
 TEST(Coverage, StrictRefusesAnUnreadArchitecturalKeyInEveryModelCommand) {
   const std::string path = stories_with("softcap_strict.gguf", false, {{"llama.attn_logit_softcapping", gguf::make_f32(30)}});
   const std::string m = " -m " + shell_quote(path) + " --strict";
-  for (const std::string cmd : {"generate -p hi -n 1" + m, "bench -p 4 -n 1 -r 1 --no-bandwidth" + m,
+  for (const std::string& cmd : {"generate -p hi -n 1" + m, "bench -p 4 -n 1 -r 1 --no-bandwidth" + m,
                                 "check " + shell_quote(llama_tsr()) + m, "check -b cpu" + m}) {
     const auto r = run_command("echo hi | " + tessera(cmd));
     EXPECT_EQ(r.exit_code, 1) << cmd << "\n" << r.err;

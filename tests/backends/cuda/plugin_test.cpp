@@ -8,6 +8,7 @@
 #include <cstring>
 #include <set>
 #include <utility>
+#include <vector>
 #include <string>
 
 #include "core/util/error.h"
@@ -97,6 +98,18 @@ TEST_F(OpenCudaDevice, WriteThenReadRoundTripsAtAnUnalignedOffset) {
   char back[sizeof text] = {};
   b.read(333, back, sizeof back);
   EXPECT_THAT(back, StrEq("tessera"));
+}
+
+// 40 MiB and some: more than two chunks of the pinned staging buffers, at an odd offset.
+TEST_F(OpenCudaDevice, LargeWriteThroughTheStagingBuffersRoundTrips) {
+  const uint64_t size = (uint64_t{40} << 20) + 123;
+  std::vector<uint8_t> data(size);
+  for (uint64_t i = 0; i < size; ++i) data[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
+  DeviceBuffer b = DeviceBuffer::alloc(session().device, size + 7, "large");
+  b.write(7, data.data(), size);
+  std::vector<uint8_t> back(size);
+  b.read(7, back.data(), size);
+  EXPECT_TRUE(back == data);
 }
 
 TEST_F(OpenCudaDevice, BufferWritePastTheEndFailsWithAMessage) {

@@ -7,11 +7,18 @@
 
 #include <tessera/kit/host_device.h>
 
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
+
 namespace tessera::kit {
 
 // f16_to_f32 / bf16_to_f32: exact. f32_to_f16: round to nearest even, overflow gives
 // infinity. f32_to_bf16: round to nearest even, NaN stays a (quiet) NaN.
 TSR_HD inline float f16_to_f32(uint16_t h) {
+#if defined(__CUDA_ARCH__)
+  return __half2float(__ushort_as_half(h));  // the hardware conversion: exact, as below
+#else
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
@@ -33,6 +40,7 @@ TSR_HD inline float f16_to_f32(uint16_t h) {
     bits = sign | (exp + 127 - 15) << 23 | mant << 13;
   }
   return bits_float(bits);
+#endif
 }
 
 TSR_HD inline uint16_t f32_to_f16(float f) {
