@@ -5,6 +5,7 @@
 #include <numbers>
 #include <string>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 namespace tessera::cpu {
@@ -22,9 +23,7 @@ Unary check_unary(const tsr_op_call& call, const char* op) {
   expect_input_count(call, 1, 1, op);
   const TensorView x = input(call, 0, op, "x");
   const TensorView out = output(call, op);
-  expect_dtype(x, TSR_DTYPE_F32, op, "x");
-  expect_dtype(out, TSR_DTYPE_F32, op, "out");
-  expect_matrix(out, x.rows(), x.cols(), op, "out");
+  kit::check_unary(x, out, op);
   return {x.as<const float>(), out.as<float>(), x.elements()};
 }
 
@@ -55,11 +54,7 @@ SwigluArgs check_swiglu(const tsr_op_call& call) {
   const TensorView gate = input(call, 0, op, "gate");  // [N, C]
   const TensorView up = input(call, 1, op, "up");      // [N, C]
   const TensorView out = output(call, op);             // [N, C]
-  expect_dtype(gate, TSR_DTYPE_F32, op, "gate");
-  expect_dtype(up, TSR_DTYPE_F32, op, "up");
-  expect_dtype(out, TSR_DTYPE_F32, op, "out");
-  expect_matrix(up, gate.rows(), gate.cols(), op, "up");
-  expect_matrix(out, gate.rows(), gate.cols(), op, "out");
+  kit::check_swiglu(gate, up, out);
   return {gate.as<const float>(), up.as<const float>(), out.as<float>(), gate.elements()};
 }
 

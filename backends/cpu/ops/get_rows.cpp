@@ -1,6 +1,7 @@
 // GET_ROWS reference kernel.
 #include "backends/cpu/ops/get_rows.h"
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 #include <tessera/kit/dequantize.h>
@@ -21,12 +22,7 @@ void get_rows_ref(CpuDevice&, const tsr_op_call& call) {
   const int64_t cols = table.cols();
 
   const int32_t* ids = idx.as<const int32_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    if (ids[i] < 0 || ids[i] >= n_rows) {
-      fail(kOp, "idx[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
-                    " is outside the table's " + std::to_string(n_rows) + " rows");
-    }
-  }
+  kit::check_row_ids(ids, n, n_rows, kOp, "idx", "table");
   for (int64_t i = 0; i < n; ++i) {
     kit::dequantize_row(table.dtype, table.row<const std::byte>(ids[i]),
                    out.row<float>(i), cols);

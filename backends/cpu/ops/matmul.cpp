@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/dequantize.h>
 
 namespace tessera::cpu {
@@ -16,17 +17,10 @@ MatmulArgs check_matmul(const tsr_op_call& call) {
   a.x = input(call, 0, kOp, "x");
   a.w = input(call, 1, kOp, "w");
   a.out = output(call, kOp);
-  expect_dtype(a.x, TSR_DTYPE_F32, kOp, "x");
-  if (a.w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected a float or block dtype");
-  if (a.w.ndim != 2) fail(kOp, "w has shape " + shape_label(a.w) + ", expected [M, K]");
-  expect_dtype(a.out, TSR_DTYPE_F32, kOp, "out");
-  a.n = a.x.rows();
-  a.k = a.x.cols();
-  a.m = a.w.shape[0];
-  if (a.w.cols() != a.k) {
-    fail(kOp, "x has " + std::to_string(a.k) + " columns but w has " + std::to_string(a.w.cols()));
-  }
-  expect_matrix(a.out, a.n, a.m, kOp, "out");
+  const kit::MatmulShape s = kit::check_matmul(a.x, a.w, a.out);
+  a.n = s.n;
+  a.k = s.k;
+  a.m = s.m;
   return a;
 }
 

@@ -9,7 +9,9 @@
 #include <optional>
 #include <vector>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/rope_terms.h>
 
 #include "backends/cpu/device.h"
 
@@ -57,17 +59,12 @@ struct YarnMix {
 YarnMix yarn_mix(const tsr_rope_params& p) {
   YarnMix mix{std::vector<double>(static_cast<size_t>(p.n_rot / 2), 0.0), 1.0};
   if (p.ext_factor == 0.0f) return mix;
-  // d(b): the pair index that turns b times over n_ctx_orig tokens.
-  const auto pair_turning = [&](double b) {
-    return p.n_rot * std::log(p.n_ctx_orig / (2.0 * std::numbers::pi * b)) / (2.0 * std::log(double{p.theta}));
-  };
-  const double low = std::max(0.0, std::floor(pair_turning(p.beta_fast)));
-  const double high = std::min(p.n_rot - 1.0, std::ceil(pair_turning(p.beta_slow)));
+  const kit::YarnBounds bounds = kit::yarn_bounds(p);
   for (size_t i = 0; i < mix.ramp.size(); ++i) {
-    const double y = (static_cast<double>(i) - low) / std::max(0.001, high - low);
+    const double y = (static_cast<double>(i) - bounds.low) / std::max(0.001, bounds.high - bounds.low);
     mix.ramp[i] = p.ext_factor * (1.0 - std::clamp(y, 0.0, 1.0));
   }
-  mix.magnitude = p.attn_factor * (1.0 + 0.1 * std::log(1.0 / p.freq_scale));
+  mix.magnitude = bounds.magnitude;
   return mix;
 }
 
@@ -75,8 +72,7 @@ YarnMix yarn_mix(const tsr_rope_params& p) {
 std::optional<TensorView> freq_factors_input(const tsr_op_call& call, const tsr_rope_params& p) {
   if (call.n_inputs < 3) return std::nullopt;
   const TensorView factors = input(call, 2, kOp, "freq_factors");
-  expect_dtype(factors, TSR_DTYPE_F32, kOp, "freq_factors");
-  expect_vector(factors, p.n_rot / 2, kOp, "freq_factors");
+  kit::check_rope_factors(factors, p);
   return factors;
 }
 
@@ -96,17 +92,7 @@ RopeArgs check_rope(const tsr_op_call& call) {
   a.out = output(call, kOp);           // [T, n_heads * head_dim]
   a.p = params_of<tsr_rope_params>(call, kOp);
   const tsr_rope_params& p = a.p;
-  expect_dtype(a.x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(a.pos, TSR_DTYPE_I32, kOp, "pos");
-  expect_dtype(a.out, TSR_DTYPE_F32, kOp, "out");
-  kit::check_rope_params(p);
-  const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
-  if (a.x.cols() != width) {
-    fail(kOp, "x has " + std::to_string(a.x.cols()) + " columns but n_heads * head_dim = " +
-                  std::to_string(width));
-  }
-  expect_vector(a.pos, a.x.rows(), kOp, "pos");
-  expect_matrix(a.out, a.x.rows(), width, kOp, "out");
+  kit::check_rope(a.x, a.pos, a.out, p);
   const std::optional<TensorView> factors = freq_factors_input(call, p);  // [n_rot / 2]
   a.inv_freq = pair_frequencies(p, factors ? factors->as<const float>() : nullptr);
   a.yarn = yarn_mix(p);

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 namespace tessera::cpu {
@@ -17,10 +18,7 @@ void slice_ref(CpuDevice&, const tsr_op_call& call) {
   const TensorView x = input(call, 0, kOp, "x");  // [N, C]
   const TensorView out = output(call, kOp);       // [N, groups * count]
   const auto& p = params_of<tsr_slice_params>(call, kOp);
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  const int64_t out_cols = kit::check_slice_params(p, x.cols());
-  expect_matrix(out, x.rows(), out_cols, kOp, "out");
+  kit::check_slice(x, out, p);
   for (int64_t n = 0; n < x.rows(); ++n) {
     const float* src = x.row<const float>(n);
     float* dst = out.row<float>(n);

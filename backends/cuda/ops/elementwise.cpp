@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/cuda/device.h"
@@ -25,11 +26,7 @@ void binary(CudaDevice& device, const tsr_op_call& call, const char* op, BinaryO
   const DeviceTensor out = output(call, op);
   bool broadcast = false;
   if (gated) {
-    expect_dtype(a, TSR_DTYPE_F32, op, a_role);
-    expect_dtype(b, TSR_DTYPE_F32, op, b_role);
-    expect_dtype(out, TSR_DTYPE_F32, op, "out");
-    expect_matrix(b, a.rows(), a.cols(), op, b_role);
-    expect_matrix(out, a.rows(), a.cols(), op, "out");
+    kit::check_swiglu(a, b, out);
   } else {
     broadcast = kit::check_binary(a, b, out, op);
   }
@@ -43,9 +40,7 @@ void unary(CudaDevice& device, const tsr_op_call& call, const char* op, UnaryOp 
   expect_input_count(call, 1, 1, op);
   const DeviceTensor x = input(call, 0, op, "x");
   const DeviceTensor out = output(call, op);
-  expect_dtype(x, TSR_DTYPE_F32, op, "x");
-  expect_dtype(out, TSR_DTYPE_F32, op, "out");
-  expect_matrix(out, x.rows(), x.cols(), op, "out");
+  kit::check_unary(x, out, op);
   device.activate();
   launch_unary(kind, x.as<const float>(), out.as<float>(), x.elements(), p0, p1, device.stream());
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/cuda/device.h"
@@ -29,12 +30,7 @@ void get_rows(CudaDevice& device, const tsr_op_call& call) {
   if (n == 0 || table.cols() == 0) return;
   device.activate();
   const std::vector<int32_t> ids = read_back_i32(device, idx, kOp);
-  for (int64_t i = 0; i < n; ++i) {
-    if (ids[static_cast<size_t>(i)] < 0 || ids[static_cast<size_t>(i)] >= n_rows) {
-      fail(kOp, "idx[" + std::to_string(i) + "] = " + std::to_string(ids[static_cast<size_t>(i)]) +
-                    " is outside the table's " + std::to_string(n_rows) + " rows");
-    }
-  }
+  kit::check_row_ids(ids.data(), n, n_rows, kOp, "idx", "table");
   launch_get_rows(table.dtype, table.data, table.row_bytes(), idx.as<const int32_t>(), out.as<float>(), n,
                   table.cols(), device.stream());
 }

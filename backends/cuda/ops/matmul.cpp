@@ -8,6 +8,8 @@
 
 #include <cublas_v2.h>
 
+#include <tessera/kit/op_shapes.h>
+
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/launch.h"
@@ -65,13 +67,7 @@ void matmul(CudaDevice& device, const tsr_op_call& call) {
   const DeviceTensor x = input(call, 0, kOp, "x");  // [N, K]
   const DeviceTensor w = input(call, 1, kOp, "w");  // [M, K]
   const DeviceTensor out = output(call, kOp);       // [N, M]
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  if (w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected a float or block dtype");
-  if (w.ndim != 2) fail(kOp, "w has shape " + shape_label(w) + ", expected [M, K]");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  const int64_t n = x.rows(), k = x.cols(), m = w.shape[0];
-  if (w.cols() != k) fail(kOp, "x has " + std::to_string(k) + " columns but w has " + std::to_string(w.cols()));
-  expect_matrix(out, n, m, kOp, "out");
+  const auto [n, k, m] = kit::check_matmul(x, w, out);
   if (n == 0 || m == 0) return;
   if (n > INT32_MAX || m > INT32_MAX || k > INT32_MAX) {
     fail(kOp, "x " + shape_label(x) + " and w " + shape_label(w) + " exceed cuBLAS's 32-bit sizes");

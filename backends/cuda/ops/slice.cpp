@@ -1,4 +1,5 @@
 // SLICE: out [N, groups * count] = column ranges of x [N, C], f32; the checks are the kit's.
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/cuda/device.h"
@@ -18,10 +19,7 @@ void slice(CudaDevice& device, const tsr_op_call& call) {
   const DeviceTensor x = input(call, 0, kOp, "x");  // [N, C]
   const DeviceTensor out = output(call, kOp);       // [N, groups * count]
   const auto& p = params_of<tsr_slice_params>(call, kOp);
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  const int64_t out_cols = kit::check_slice_params(p, x.cols());
-  expect_matrix(out, x.rows(), out_cols, kOp, "out");
+  kit::check_slice(x, out, p);
   device.activate();
   launch_slice(x.as<const float>(), out.as<float>(), x.rows(), x.cols(), p.start, p.count, p.stride, p.groups,
                device.stream());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
@@ -50,11 +51,7 @@ void binary(VulkanDevice& device, const tsr_op_call& call, const char* op, Binar
   const DeviceTensor out = output(call, op);
   bool broadcast = false;
   if (named_gate) {
-    expect_dtype(a, TSR_DTYPE_F32, op, a_role);
-    expect_dtype(b, TSR_DTYPE_F32, op, b_role);
-    expect_dtype(out, TSR_DTYPE_F32, op, "out");
-    expect_matrix(b, a.rows(), a.cols(), op, b_role);
-    expect_matrix(out, a.rows(), a.cols(), op, "out");
+    kit::check_swiglu(a, b, out);
   } else {
     broadcast = kit::check_binary(a, b, out, op);
   }
@@ -68,9 +65,7 @@ void unary(VulkanDevice& device, const tsr_op_call& call, const char* op, UnaryO
   expect_input_count(call, 1, 1, op);
   const DeviceTensor x = input(call, 0, op, "x");
   const DeviceTensor out = output(call, op);
-  expect_dtype(x, TSR_DTYPE_F32, op, "x");
-  expect_dtype(out, TSR_DTYPE_F32, op, "out");
-  expect_matrix(out, x.rows(), x.cols(), op, "out");
+  kit::check_unary(x, out, op);
   UnaryPush p{x.address, out.address, static_cast<uint32_t>(x.elements()), factor, bias};
   device.dispatch(make_dispatch(ShaderId::unary, {kElementwiseGroup, kind}, p, element_grid(device, x.elements(), op)));
 }

@@ -1,5 +1,6 @@
 // KV_WRITE: rows of x [T, n_kv_heads * head_dim] f32 into the cache
 // [n_blocks, block_size, n_kv_heads * head_dim] (f32, f16 or q8_0) at rows slot [T] i32.
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
@@ -25,19 +26,9 @@ void kv_write(VulkanDevice& device, const tsr_op_call& call) {
   const DeviceTensor slot = input(call, 1, kOp, "slot");
   const DeviceTensor cache = output(call, kOp);
   const auto& p = params_of<tsr_kv_write_params>(call, kOp);
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(slot, TSR_DTYPE_I32, kOp, "slot");
-  const int64_t width = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
-  if (p.n_kv_heads <= 0 || p.head_dim <= 0 || p.block_size <= 0) {
-    fail(kOp, "n_kv_heads, head_dim and block_size must be positive");
-  }
-  kit::check_kv_cache(cache, kOp, "cache", p.block_size, width);
+  const int64_t n_tokens = kit::check_kv_write(x, slot, cache, p);
+  const int64_t width = x.cols();
   const bool q8_0 = cache.dtype == TSR_DTYPE_Q8_0;
-  if (x.cols() != width) {
-    fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_kv_heads * head_dim = " + std::to_string(width));
-  }
-  const int64_t n_tokens = x.rows();
-  expect_vector(slot, n_tokens, kOp, "slot");
   const int64_t n_slots = cache.shape[0] * cache.shape[1];
 
   const Push push{x.address, slot.address, cache.address, device.error_word_address(),

@@ -8,6 +8,8 @@
 // quantised per 32-block into scratch (quantize_q8.comp), then matmul_vec_int8.
 #include <algorithm>
 
+#include <tessera/kit/op_shapes.h>
+
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"
 #include "backends/vulkan/ops/ops.h"
@@ -56,13 +58,7 @@ void matmul(VulkanDevice& device, const tsr_op_call& call) {
   const DeviceTensor x = input(call, 0, kOp, "x");    // [N, K]
   const DeviceTensor w = input(call, 1, kOp, "w");    // [M, K]
   const DeviceTensor out = output(call, kOp);         // [N, M]
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  if (w.dtype == TSR_DTYPE_I32) fail(kOp, "w is i32, expected a float or block dtype");
-  if (w.ndim != 2) fail(kOp, "w has shape " + shape_label(w) + ", expected [M, K]");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  const int64_t n = x.rows(), k = x.cols(), m = w.shape[0];
-  if (w.cols() != k) fail(kOp, "x has " + std::to_string(k) + " columns but w has " + std::to_string(w.cols()));
-  expect_matrix(out, n, m, kOp, "out");
+  const auto [n, k, m] = kit::check_matmul(x, w, out);
   if (n == 0 || m == 0) return;
 
   Push p{w.address, x.address, out.address, static_cast<uint32_t>(n), static_cast<uint32_t>(k),

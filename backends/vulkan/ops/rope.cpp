@@ -3,6 +3,7 @@
 // from the host, in double; Llama 3.1's bands and YaRN's ramp are applied in the shader.
 #include <string>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 #include <tessera/kit/rope_terms.h>
 
@@ -35,8 +36,7 @@ struct Push {  // rope.comp
 VkDeviceAddress freq_factors_address(const tsr_op_call& call, const tsr_rope_params& p) {
   if (call.n_inputs < 3) return 0;
   const DeviceTensor factors = input(call, 2, kOp, "freq_factors");
-  expect_dtype(factors, TSR_DTYPE_F32, kOp, "freq_factors");
-  expect_vector(factors, p.n_rot / 2, kOp, "freq_factors");
+  kit::check_rope_factors(factors, p);
   return factors.address;
 }
 
@@ -48,17 +48,7 @@ void rope(VulkanDevice& device, const tsr_op_call& call) {
   const DeviceTensor pos = input(call, 1, kOp, "pos");  // [T]
   const DeviceTensor out = output(call, kOp);
   const auto& p = params_of<tsr_rope_params>(call, kOp);
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(pos, TSR_DTYPE_I32, kOp, "pos");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  kit::check_rope_params(p);
-  const int64_t width = static_cast<int64_t>(p.n_heads) * p.head_dim;
-  if (x.cols() != width) {
-    fail(kOp, "x has " + std::to_string(x.cols()) + " columns but n_heads * head_dim = " + std::to_string(width));
-  }
-  const int64_t n_tokens = x.rows();
-  expect_vector(pos, n_tokens, kOp, "pos");
-  expect_matrix(out, n_tokens, width, kOp, "out");
+  const int64_t n_tokens = kit::check_rope(x, pos, out, p);
   const VkDeviceAddress freq_factors = freq_factors_address(call, p);
 
   const kit::RopeTerms terms = kit::rope_terms(p);

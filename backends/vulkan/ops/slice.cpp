@@ -3,6 +3,7 @@
 // (slice.comp).
 #include <string>
 
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
@@ -28,10 +29,7 @@ void slice(VulkanDevice& device, const tsr_op_call& call) {
   const DeviceTensor x = input(call, 0, kOp, "x");  // [N, C]
   const DeviceTensor out = output(call, kOp);       // [N, groups * count]
   const auto& p = params_of<tsr_slice_params>(call, kOp);
-  expect_dtype(x, TSR_DTYPE_F32, kOp, "x");
-  expect_dtype(out, TSR_DTYPE_F32, kOp, "out");
-  const int64_t out_cols = kit::check_slice_params(p, x.cols());
-  expect_matrix(out, x.rows(), out_cols, kOp, "out");
+  kit::check_slice(x, out, p);
   if (out.elements() == 0) return;
   // Every value fits 32 bits: x and out hold fewer than 2^31 elements (check_tensor),
   // and start + (groups - 1) * stride + count <= x_cols.
@@ -39,7 +37,7 @@ void slice(VulkanDevice& device, const tsr_op_call& call) {
                   out.address,
                   static_cast<uint32_t>(out.elements()),
                   static_cast<uint32_t>(x.cols()),
-                  static_cast<uint32_t>(out_cols),
+                  static_cast<uint32_t>(out.cols()),
                   static_cast<uint32_t>(p.start),
                   static_cast<uint32_t>(p.count),
                   static_cast<uint32_t>(p.groups > 1 ? p.stride : 0)};

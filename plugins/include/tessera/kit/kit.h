@@ -18,6 +18,7 @@
 #include <tessera/kit/kernel_error.h>
 #include <tessera/kit/last_error.h>
 #include <tessera/kit/moe_check.h>
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/plugin_slots.h>
 #include <tessera/kit/quant_blocks.h>
 #include <tessera/kit/quantize.h>

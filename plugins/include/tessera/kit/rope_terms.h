@@ -18,4 +18,11 @@ struct RopeTerms {
 // The terms of `p` (checked by check_rope_params).
 RopeTerms rope_terms(const tsr_rope_params& p);
 
+// YaRN's ramp bounds and magnitude in double (the CPU reference's precision); 0, 0, 1
+// without YaRN. rope_terms holds them rounded to float.
+struct YarnBounds {
+  double low = 0.0, high = 0.0, magnitude = 1.0;
+};
+YarnBounds yarn_bounds(const tsr_rope_params& p);
+
 }  // namespace tessera::kit
