@@ -1,11 +1,10 @@
-// The Vulkan backend as a Tessera plugin: the ABI table (the runtime's devices,
-// sub-allocated device buffers, steps as command buffers, the kernels of kernel_table)
-// and the exported entry point. Every slot runs behind the plugin kit's guard and
-// answers with a status code.
+// The Vulkan backend as a Tessera plugin: the runtime's devices, sub-allocated device
+// buffers, steps as command buffers, and the kernels of kernel_table. The table and
+// its guards are the plugin kit's (kit/device_backend.h).
+#include <memory>
 #include <string>
-#include <utility>
 
-#include <tessera/kit/plugin_slots.h>
+#include <tessera/kit/device_backend.h>
 #include <tessera/plugin_abi.h>
 
 #include "backends/vulkan/buffer.h"
@@ -16,146 +15,54 @@
 namespace tessera::vulkan {
 namespace {
 
-constexpr const char* kPluginVersion = "0.1.0";
+struct VulkanBackend {
+  using Device = VulkanDevice;
+  using Slots = kit::PluginSlots<VulkanDevice, plugin_error, VulkanError>;
+  static constexpr const char* kName = "vulkan";
+  static constexpr const char* kNoRuntime = "the Vulkan runtime could not start";
 
-VulkanDevice* as_device(void* device) { return static_cast<VulkanDevice*>(device); }
-
-using Slots = kit::PluginSlots<VulkanDevice, plugin_error, VulkanError>;
-
-int32_t device_count() {
-  try {
-    return Runtime::get().device_count();
-  } catch (...) {
-    return 0;
+  static int32_t device_count() { return Runtime::get().device_count(); }
+  static const std::string& unavailable_reason() { return Runtime::get().unavailable_reason(); }
+  static void describe(int32_t index, tsr_device_info* out) { Runtime::get().describe_device(index, out); }
+  static VulkanDevice* open(int32_t index, const tsr_device_options*) {
+    return new VulkanDevice(index);  // n_threads does not apply to a GPU
   }
-}
 
-const char* unavailable_reason() {
-  try {
-    const std::string& reason = Runtime::get().unavailable_reason();
-    return reason.empty() ? nullptr : reason.c_str();
-  } catch (...) {
-    return "the Vulkan runtime could not start";
-  }
-}
-
-tsr_status device_info(int32_t index, tsr_device_info* out) {
-  return Slots::guarded(nullptr, "device_info", [&]() -> tsr_status {
-    kit::check_not_null(out, "out");
-    kit::check_device_index("vulkan", index, device_count());
-    Runtime::get().describe_device(index, out);
-    return TSR_OK;
-  });
-}
-
-tsr_status device_open(int32_t index, const tsr_device_options*, void** device) {
-  return Slots::guarded(nullptr, "device_open", [&]() -> tsr_status {
-    kit::check_not_null(device, "device");
-    *device = nullptr;
-    kit::check_device_index("vulkan", index, device_count());
-    *device = new VulkanDevice(index);  // n_threads does not apply to a GPU
-    return TSR_OK;
-  });
-}
-
-void device_close(void* device) {
-  try {
-    delete as_device(device);
-  } catch (...) {
-    // Teardown reports nothing; the device is gone either way.
-  }
-}
-
-tsr_status alloc(void* device, uint64_t size, tsr_buffer* out) {
-  return Slots::guarded(device, "buffer_alloc", [&]() -> tsr_status {
-    kit::check_not_null(out, "out");
-    *out = nullptr;
-    kit::check_not_null(device, "device");
-    const Allocation allocation = as_device(device)->memory().allocate(size);
+  static tsr_buffer alloc(VulkanDevice& device, uint64_t size) {
+    const Allocation allocation = device.memory().allocate(size);
     try {
-      *out = new tsr_buffer_impl{allocation};
+      return new tsr_buffer_impl{allocation};
     } catch (...) {
-      as_device(device)->memory().free(allocation);
+      device.memory().free(allocation);
       throw;
     }
-    return TSR_OK;
-  });
-}
+  }
 
-void free_buffer(void* device, tsr_buffer buffer) {
-  if (device == nullptr || buffer == nullptr) return;
-  // Runs the pending commands first and forgets recorded steps; a failure of those
-  // commands becomes the last error, the memory is freed either way.
-  Slots::guarded(device, "buffer_free", [&]() -> tsr_status {
-    as_device(device)->free(buffer->allocation);
-    return TSR_OK;
-  });
-  delete buffer;
-}
+  // Runs the pending commands first and forgets recorded steps; the handle goes either way.
+  static void free(VulkanDevice& device, tsr_buffer buffer) {
+    const std::unique_ptr<tsr_buffer_impl> handle(buffer);
+    device.free(handle->allocation);
+  }
 
-// Checks a buffer_write / buffer_read (throws KernelError).
-void check_copy(void* device, tsr_buffer buffer, uint64_t offset, const void* host, uint64_t size) {
-  kit::check_not_null(device, "device");
-  kit::check_not_null(buffer, "buffer");
-  kit::check_copy_range(host, offset, size, buffer->allocation.size);
-}
+  static uint64_t capacity(tsr_buffer buffer) { return buffer->allocation.size; }
+  static void write(VulkanDevice& device, tsr_buffer dst, uint64_t offset, const void* src, uint64_t size) {
+    device.write(dst->allocation, offset, src, size);
+  }
+  static void read(VulkanDevice& device, tsr_buffer src, uint64_t offset, void* dst, uint64_t size) {
+    device.read(src->allocation, offset, dst, size);
+  }
+  static void begin_step(VulkanDevice& device) { device.begin_step(); }
+  static void end_step(VulkanDevice& device) { device.end_step(); }
+};
 
-tsr_status write(void* device, tsr_buffer dst, uint64_t offset, const void* src, uint64_t size) {
-  return Slots::guarded(device, "buffer_write", [&]() -> tsr_status {
-    check_copy(device, dst, offset, src, size);
-    as_device(device)->write(dst->allocation, offset, src, size);
-    return TSR_OK;
-  });
-}
-
-tsr_status read(void* device, tsr_buffer src, uint64_t offset, void* dst, uint64_t size) {
-  return Slots::guarded(device, "buffer_read", [&]() -> tsr_status {
-    check_copy(device, src, offset, dst, size);
-    as_device(device)->read(src->allocation, offset, dst, size);
-    return TSR_OK;
-  });
-}
-
-tsr_status step_begin(void* device) {
-  return Slots::guarded(device, "step_begin", [&]() -> tsr_status {
-    kit::check_not_null(device, "device");
-    as_device(device)->begin_step();
-    return TSR_OK;
-  });
-}
-
-tsr_status step_end(void* device) {
-  return Slots::guarded(device, "step_end", [&]() -> tsr_status {
-    kit::check_not_null(device, "device");
-    as_device(device)->end_step();
-    return TSR_OK;
-  });
-}
-
-tsr_plugin make_plugin() {
-  tsr_plugin p = kit::backend_table("vulkan", kPluginVersion, kernel_descs().data(),
-                                     static_cast<int32_t>(kernel_descs().size()));
-  p.device_count = device_count;
-  p.unavailable_reason = unavailable_reason;
-  p.device_info = device_info;
-  p.device_open = device_open;
-  p.device_close = device_close;
-  p.last_error = Slots::last_error;
-  p.buffer_alloc = alloc;
-  p.buffer_free = free_buffer;
-  p.buffer_host_ptr = nullptr;   // device memory is reached through buffer_read / buffer_write
-  p.buffer_wrap_host = nullptr;  // the host uploads weights with buffer_alloc + buffer_write
-  p.buffer_write = write;
-  p.buffer_read = read;
-  p.step_begin = step_begin;
-  p.step_end = step_end;
-  return p;
-}
+constexpr const char* kPluginVersion = "0.1.0";
 
 }  // namespace
 }  // namespace tessera::vulkan
 
 extern "C" TSR_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(void) {
-  static const tsr_plugin plugin = tessera::vulkan::make_plugin();
+  using tessera::vulkan::kernel_descs;
+  static const tsr_plugin plugin = tessera::kit::device_backend_table<tessera::vulkan::VulkanBackend>(
+      tessera::vulkan::kPluginVersion, kernel_descs().data(), static_cast<int32_t>(kernel_descs().size()));
   return &plugin;
 }

@@ -11,6 +11,7 @@
 #include <tessera/kit/call_args.h>
 #include <tessera/kit/custom_call.h>
 #include <tessera/kit/dequantize.h>
+#include <tessera/kit/device_backend.h>
 #include <tessera/kit/dtype_traits.h>
 #include <tessera/kit/guard.h>
 #include <tessera/kit/half.h>
