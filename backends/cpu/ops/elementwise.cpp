@@ -5,8 +5,8 @@
 #include <numbers>
 #include <string>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 namespace tessera::cpu {
 namespace {

@@ -1,8 +1,8 @@
 // GET_ROWS reference kernel.
 #include "backends/cpu/ops/get_rows.h"
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 #include <tessera/kit/dequantize.h>
 

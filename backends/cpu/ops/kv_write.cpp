@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstring>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 #include <tessera/kit/half.h>
 #include <tessera/kit/kv_quant.h>

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/dequantize.h>
+#include <tessera/kit/op_shapes.h>
 
 namespace tessera::cpu {
 namespace {

@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/rope_terms.h>
 
 #include "backends/cpu/device.h"

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 namespace tessera::cpu {
 namespace {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/launch.h"

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/device.h"

@@ -2,8 +2,8 @@
 // [n_rot / 2]. The per-call terms (kit/rope_terms.h) are formed here, in double.
 #include <string>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/rope_terms.h>
 
 #include "backends/cuda/device.h"

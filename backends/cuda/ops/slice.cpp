@@ -1,6 +1,6 @@
 // SLICE: out [N, groups * count] = column ranges of x [N, C], f32; the checks are the kit's.
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/launch.h"

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"

@@ -1,7 +1,7 @@
 // KV_WRITE: rows of x [T, n_kv_heads * head_dim] f32 into the cache
 // [n_blocks, block_size, n_kv_heads * head_dim] (f32, f16 or q8_0) at rows slot [T] i32.
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/ops/launch.h"

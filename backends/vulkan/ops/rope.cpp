@@ -3,8 +3,8 @@
 // from the host, in double; Llama 3.1's bands and YaRN's ramp are applied in the shader.
 #include <string>
 
-#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/op_params.h>
+#include <tessera/kit/op_shapes.h>
 #include <tessera/kit/rope_terms.h>
 
 #include "backends/vulkan/device.h"
