@@ -22,8 +22,8 @@ constexpr tsr_kernel_desc kernel(tsr_dtype dtype, const char* name) {
   return {Op, dtype, 0, name, &entry<Op, Body>, nullptr};
 }
 
-// The (op, dtype) pairs of the CPU plugin that have a CUDA kernel; GET_ROWS and MATMUL
-// take every block format (the kit's value formulas run on the device).
+// The same (op, dtype) pairs as the CPU plugin registers; GET_ROWS, MATMUL and
+// MOE_MATMUL take every block format (the kit's value formulas run on the device).
 constexpr std::array kKernels = {
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_F32, "cuda.get_rows.f32"),
     kernel<TSR_OP_GET_ROWS, get_rows>(TSR_DTYPE_F16, "cuda.get_rows.f16"),
@@ -78,6 +78,23 @@ constexpr std::array kKernels = {
     kernel<TSR_OP_SUB, sub>(TSR_DTYPE_F32, "cuda.sub.f32"),
     kernel<TSR_OP_AFFINE, affine>(TSR_DTYPE_F32, "cuda.affine.f32"),
     kernel<TSR_OP_CLAMP, clamp>(TSR_DTYPE_F32, "cuda.clamp.f32"),
+    kernel<TSR_OP_MOE_ROUTE, moe_route>(TSR_DTYPE_F32, "cuda.moe_route.f32"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_F32, "cuda.moe_matmul.f32"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_F16, "cuda.moe_matmul.f16"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_BF16, "cuda.moe_matmul.bf16"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q8_0, "cuda.moe_matmul.q8_0"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q4_0, "cuda.moe_matmul.q4_0"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q4_1, "cuda.moe_matmul.q4_1"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q5_0, "cuda.moe_matmul.q5_0"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q5_1, "cuda.moe_matmul.q5_1"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q2_K, "cuda.moe_matmul.q2_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q3_K, "cuda.moe_matmul.q3_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q4_K, "cuda.moe_matmul.q4_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q5_K, "cuda.moe_matmul.q5_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_Q6_K, "cuda.moe_matmul.q6_k"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_IQ4_NL, "cuda.moe_matmul.iq4_nl"),
+    kernel<TSR_OP_MOE_MATMUL, moe_matmul>(TSR_DTYPE_IQ4_XS, "cuda.moe_matmul.iq4_xs"),
+    kernel<TSR_OP_MOE_COMBINE, moe_combine>(TSR_DTYPE_F32, "cuda.moe_combine.f32"),
 };
 
 }  // namespace

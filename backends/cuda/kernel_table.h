@@ -1,6 +1,5 @@
 // The kernels of the CUDA plugin, one entry per (op, key dtype), and the guard that
-// keeps exceptions from crossing the ABI. Ops without a CUDA kernel yet (the MoE ops)
-// run on the engine's CPU fallback.
+// keeps exceptions from crossing the ABI.
 #pragma once
 
 #include <span>

@@ -10,6 +10,7 @@
 #include <tessera/plugin_abi.h>
 
 #include "backends/cuda/ops/elementwise_math.h"
+#include "backends/cuda/ops/moe_math.h"
 #include "backends/cuda/ops/rope_math.h"
 
 namespace tessera::cuda {
@@ -64,6 +65,26 @@ struct AttentionLaunch {
   tsr_attention_params p;
 };
 void launch_attention(const AttentionLaunch& a, cudaStream_t stream);
+
+// MOE_ROUTE: one thread per token (moe_math.h). logits [T, E], route [T, 2k].
+void launch_moe_route(const float* logits, float* route, int64_t tokens, int64_t n_experts,
+                      const tsr_moe_route_params& p, cudaStream_t stream);
+// MOE_MATMUL: out[t, j * M + m] = sum_c x_tj[c] * experts[e, m, c], e = route[t, j] (checked
+// on the host); one warp per (token, slot, row), the expert decoded as in the GEMV.
+struct MoeMatmulLaunch {
+  const float* x;
+  const uint8_t* experts;
+  const float* route;
+  float* out;
+  tsr_dtype dtype;
+  int64_t expert_row_bytes;
+  int64_t tokens, slots, m, k;
+  bool per_slot;  // x has slots * k columns: slot j reads its own
+};
+void launch_moe_matmul(const MoeMatmulLaunch& a, cudaStream_t stream);
+// MOE_COMBINE: out[t, c] = sum_j route[t, k + j] * y[t, j * C + c].
+void launch_moe_combine(const float* y, const float* route, float* out, int64_t tokens, int64_t slots, int64_t cols,
+                        cudaStream_t stream);
 
 // out[r, c] = sum_k x[r, k] * w[c, k] for r < n_rows (at most kGemvMaxRows), c < m:
 // one warp per weight row, the weight dequantised in registers.

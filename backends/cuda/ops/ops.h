@@ -29,5 +29,8 @@ void scale(CudaDevice& device, const tsr_op_call& call);
 void softcap(CudaDevice& device, const tsr_op_call& call);
 void affine(CudaDevice& device, const tsr_op_call& call);
 void clamp(CudaDevice& device, const tsr_op_call& call);
+void moe_route(CudaDevice& device, const tsr_op_call& call);
+void moe_matmul(CudaDevice& device, const tsr_op_call& call);
+void moe_combine(CudaDevice& device, const tsr_op_call& call);
 
 }  // namespace tessera::cuda

@@ -1,16 +1,18 @@
 // End to end on the CUDA backend through the `tessera` executable: greedy stories260K
 // gives the golden ids with every op on CUDA (--no-fallback), a long prompt (the cuBLAS
 // path) and f16 and int8 KV caches give the CPU's tokens, and every op's output agrees
-// with the CPU in verify mode. Without a device, `tessera backends` and
-// `generate --backend cuda` say why.
+// with the CPU in verify mode, a mixture-of-experts model's too. Without a device,
+// `tessera backends` and `generate --backend cuda` say why.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "cuda_session.h"
 #include "support/golden.h"
 #include "support/json_fields.h"
 #include "support/run_command.h"
+#include "support/temp_path.h"
 #include "support/testdata.h"
 
 namespace tessera::cuda::test {
@@ -68,6 +70,25 @@ TEST_F(CudaGenerate, EveryCudaOpAgreesWithTheCpuInVerifyMode) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("tessera: verify: 12 step(s), "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" op outputs agreed with cpu:0"), std::string::npos) << r.err;
+}
+
+// A mixture-of-experts model (models/llama.tsr with 4 experts, 2 per token; random
+// q8_0 weights) with every op on CUDA, each output checked against the CPU's.
+TEST_F(CudaGenerate, MixtureOfExpertsRunsOnCudaAsOnTheCpu) {
+  const std::string model = tessera::test::temp_path("cuda-moe.gguf");
+  const std::string llama = shell_quote(tessera::test::source_path("models/llama.tsr"));
+  const CommandResult init = run_command(tessera_cli(
+      "init --arch " + llama + " --set d_model=64 --set n_layers=2 --set n_heads=4 --set d_ff=96 --set n_vocab=300"
+      " --set n_experts=4 --set n_used=2 --dtype q8_0 -o " + shell_quote(model)));
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  const std::string run = "generate -m " + shell_quote(model) + " -p 'hello world, again' -n 6 --temp 0 --json -b ";
+  const CommandResult cpu = run_command(tessera_cli(run + "cpu"));
+  const CommandResult gpu = run_command(tessera_cli(run + "cuda --no-fallback --verify cpu"));
+  std::remove(model.c_str());
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  EXPECT_NE(gpu.err.find(" op outputs agreed with cpu:0"), std::string::npos) << gpu.err;
+  EXPECT_EQ(json_ids(gpu.out, "generated_ids"), json_ids(cpu.out, "generated_ids"));
 }
 
 class CudaWithoutADevice : public ::testing::Test {

@@ -39,22 +39,20 @@ TEST(CudaPlugin, LoadsThroughTheHostWithStepsAndWithoutHostPointers) {
   EXPECT_EQ(t.buffer_wrap_host, nullptr);
 }
 
-// Every CPU kernel but the MoE ops (which run on the CPU fallback) has a CUDA twin: a
+// Every CPU kernel has a CUDA twin, the int8 KV cache and the MoE ops included: a
 // kernel added to the CPU plugin alone fails this test.
-TEST(CudaPlugin, RegistersEveryCpuKernelButTheMoeOps) {
+TEST(CudaPlugin, RegistersEveryCpuKernel) {
   const auto& s = session();
   ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
   const auto cpu = s.host.find("cpu");
   ASSERT_NE(cpu, nullptr);
   const auto keys = [](const PluginLibrary& p) {
     std::set<std::pair<int, int>> k;
-    for (const tsr_kernel_desc& d : p.kernels()) {
-      if (d.op != TSR_OP_MOE_ROUTE && d.op != TSR_OP_MOE_MATMUL && d.op != TSR_OP_MOE_COMBINE) k.insert({d.op, d.dtype});
-    }
+    for (const tsr_kernel_desc& d : p.kernels()) k.insert({d.op, d.dtype});
     return k;
   };
   const auto expected = keys(*cpu);
-  EXPECT_TRUE(expected.contains({TSR_OP_MATMUL, TSR_DTYPE_Q4_K}));
+  EXPECT_TRUE(expected.contains({TSR_OP_MOE_MATMUL, TSR_DTYPE_Q4_K}));
   EXPECT_TRUE(expected.contains({TSR_OP_ATTENTION, TSR_DTYPE_Q8_0}));
   EXPECT_EQ(keys(*s.plugin), expected);
   EXPECT_EQ(s.plugin->kernels().size(), expected.size());
