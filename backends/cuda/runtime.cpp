@@ -57,12 +57,21 @@ std::string cuda_version_text(int version) {
 void Runtime::describe_device(int32_t index, tsr_device_info* out) const {
   const GpuProperties& g = gpu(index);
   std::snprintf(out->name, sizeof out->name, "%s", g.name.c_str());
-  const double gib = static_cast<double>(g.memory_bytes) / (1024.0 * 1024.0 * 1024.0);
+  // The memory free now (the engine's KV budget is a share of it, after the weights);
+  // asking makes the device's context, as its first use would.
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaSetDevice(index) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    cudaGetLastError();
+    free_bytes = g.memory_bytes;
+  }
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   std::snprintf(out->description, sizeof out->description,
-                "NVIDIA, compute capability %d.%d, %d SMs, %.1f GiB, %d-bit memory bus, CUDA runtime %s, driver %s",
-                g.cc_major, g.cc_minor, g.sm_count, gib, g.memory_bus_bits,
+                "NVIDIA, compute capability %d.%d, %d SMs, %.1f GiB free of %.1f GiB, %d-bit memory bus, "
+                "CUDA runtime %s, driver %s",
+                g.cc_major, g.cc_minor, g.sm_count, static_cast<double>(free_bytes) / kGiB,
+                static_cast<double>(g.memory_bytes) / kGiB, g.memory_bus_bits,
                 cuda_version_text(runtime_version_).c_str(), cuda_version_text(driver_version_).c_str());
-  out->memory_bytes = g.memory_bytes;
+  out->memory_bytes = free_bytes;
   out->host_visible = 0;
 }
 

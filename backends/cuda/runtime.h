@@ -25,7 +25,8 @@ class Runtime {
   int32_t device_count() const { return static_cast<int32_t>(gpus_.size()); }
   const std::string& unavailable_reason() const { return reason_; }  // "" with devices
   const GpuProperties& gpu(int32_t index) const { return gpus_.at(static_cast<size_t>(index)); }
-  // name, and "compute capability 9.0, 132 SMs, 141 GB, CUDA runtime 13.0, driver 13.0".
+  // The name, "NVIDIA, compute capability 9.0, 132 SMs, 139.2 GiB free of 139.8 GiB,
+  // ..., CUDA runtime 13.0, driver 13.0", and as memory_bytes the memory free now.
   void describe_device(int32_t index, tsr_device_info* out) const;
 
  private:

@@ -85,6 +85,7 @@ TEST_F(OpenCudaDevice, DescriptionNamesComputeCapabilitySmsAndMemory) {
   EXPECT_GT(std::strlen(info.name), 0u);
   EXPECT_THAT(info.description, HasSubstr("compute capability "));
   EXPECT_THAT(info.description, HasSubstr(" SMs, "));
+  EXPECT_THAT(info.description, HasSubstr(" GiB free of "));
   EXPECT_GT(info.memory_bytes, 0u);
   EXPECT_EQ(info.host_visible, 0);
 }
