@@ -1,5 +1,5 @@
-// GET_ROWS: one thread per output element, the table's value formula (dtype_dispatch.cuh).
-#include "backends/cuda/ops/dtype_dispatch.cuh"
+// GET_ROWS: one thread per output element, the table's value formula (block_rows.h).
+#include "backends/cuda/ops/block_rows.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/launch_util.cuh"
 

@@ -1,10 +1,11 @@
 // MATMUL's device code: the decode GEMV (one warp per weight row, every token's sums
-// in registers, the weight dequantised element by element with the kit's formulas),
+// in registers, the weight decoded in registers with the kit's formulas: see
+// accumulate_row),
 // and the conversions that feed cuBLAS (x to f16/bf16, a weight to f16).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "backends/cuda/ops/dtype_dispatch.cuh"
+#include "backends/cuda/ops/block_rows.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/launch_util.cuh"
 
@@ -19,16 +20,8 @@ __global__ void gemv_kernel(const uint8_t* w, int64_t w_row_bytes, const float* 
   const int lane = threadIdx.x % 32;
   const int64_t row = blockIdx.x * int64_t{kGemvWarps} + threadIdx.x / 32;
   if (row >= m) return;
-  const uint8_t* wr = w + row * w_row_bytes;
   float acc[kGemvMaxRows] = {};
-  // Lane l takes elements l, l + 32, ...: element l of each 32-wide chunk of the row.
-  for (int64_t e = lane; e < k; e += 32) {
-    const float wv = row_value<B>(wr, e);
-#pragma unroll
-    for (int r = 0; r < kGemvMaxRows; ++r) {
-      if (r < n_rows) acc[r] += wv * x[r * k + e];
-    }
-  }
+  accumulate_row<B>(w + row * w_row_bytes, x, k, k, n_rows, lane, acc);
 #pragma unroll
   for (int r = 0; r < kGemvMaxRows; ++r) {
     float s = acc[r];

@@ -1,7 +1,7 @@
 // The mixture-of-experts kernels: MOE_ROUTE one thread per token (moe_math.h),
 // MOE_MATMUL one warp per (token, slot, output row) reading its expert's row through the
-// block formulas (dtype_dispatch.cuh), MOE_COMBINE one thread per output element.
-#include "backends/cuda/ops/dtype_dispatch.cuh"
+// block formulas (block_rows.h), MOE_COMBINE one thread per output element.
+#include "backends/cuda/ops/block_rows.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/launch_util.cuh"
 
@@ -26,8 +26,9 @@ __global__ void moe_matmul_kernel(MoeMatmulLaunch a) {
   const auto expert = static_cast<int64_t>(a.route[t * 2 * a.slots + j]);
   const uint8_t* w = a.experts + (expert * a.m + row) * a.expert_row_bytes;
   const float* x = a.x + t * (a.per_slot ? a.slots * a.k : a.k) + (a.per_slot ? j * a.k : 0);
-  float sum = 0.0f;
-  for (int64_t e = lane; e < a.k; e += 32) sum += row_value<B>(w, e) * x[e];
+  float acc[1] = {0.0f};
+  accumulate_row<B>(w, x, a.k, a.k, 1, lane, acc);
+  float sum = acc[0];
   for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
   if (lane == 0) a.out[t * a.slots * a.m + j * a.m + row] = sum;
 }

@@ -9,8 +9,10 @@
 
 #if defined(__CUDACC__)
 #define TSR_HD __host__ __device__
+#define TSR_UNROLL _Pragma("unroll")  // unroll the next loop in device code
 #else
 #define TSR_HD
+#define TSR_UNROLL
 #endif
 
 namespace tessera::kit {

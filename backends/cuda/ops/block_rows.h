@@ -1,12 +1,15 @@
-// Element c of a row of any float or block dtype, in device code: the kit's value
-// formulas (block_values.h, f16/bf16 conversions), and a switch from the dtype to the
-// block type for kernels templated on it.
+// The rows of a weight of any float or block dtype, as the CUDA kernels read them:
+// element c of a row, a lane's share of a row's dot products (accumulate_row), with the
+// kit's value formulas (block_values.h, f16/bf16 conversions); and a switch from the
+// dtype to the block type for kernels templated on it. __host__ __device__ (TSR_HD):
+// the CPU test runs accumulate_row for all 32 lanes of a warp against the reference.
 #pragma once
 
 #include <cstdint>
 
 #include <tessera/kit/block_values.h>
 #include <tessera/kit/half.h>
+#include <tessera/kit/host_device.h>
 #include <tessera/kit/quant_blocks.h>
 #include <tessera/plugin_abi.h>
 
@@ -28,17 +31,17 @@ template <> struct BlockSize<kit::BlockQ5_K> { static constexpr int value = kit:
 template <> struct BlockSize<kit::BlockQ6_K> { static constexpr int value = kit::kQKK; };
 template <> struct BlockSize<kit::BlockIQ4_XS> { static constexpr int value = kit::kQKK; };
 
-__device__ inline float elem_value(const F32Elem& e, int) { return e.v; }
-__device__ inline float elem_value(const F16Elem& e, int) { return kit::f16_to_f32(e.v); }
-__device__ inline float elem_value(const BF16Elem& e, int) { return kit::bf16_to_f32(e.v); }
+TSR_HD inline float elem_value(const F32Elem& e, int) { return e.v; }
+TSR_HD inline float elem_value(const F16Elem& e, int) { return kit::f16_to_f32(e.v); }
+TSR_HD inline float elem_value(const BF16Elem& e, int) { return kit::bf16_to_f32(e.v); }
 template <class B>
-__device__ inline float elem_value(const B& b, int i) {
+TSR_HD inline float elem_value(const B& b, int i) {
   return kit::block_value(b, i);
 }
 
 // Element c of a row starting at `row` (bytes).
 template <class B>
-__device__ inline float row_value(const uint8_t* row, int64_t c) {
+TSR_HD inline float row_value(const uint8_t* row, int64_t c) {
   constexpr int kN = BlockSize<B>::value;
   const B& b = reinterpret_cast<const B*>(row)[c / kN];
   return elem_value(b, static_cast<int>(c % kN));
@@ -49,6 +52,42 @@ template <class B>
 struct BlockTag {
   using type = B;
 };
+
+// acc[r] += sum_c w[c] * x[r * x_stride + c] for r < n_rows, over the share of a row of
+// `cols` weights (w: `row`) that lane `lane` of a warp takes; the warp's lanes together
+// cover the row. One-element types: lane l takes elements l, l + 32, ... (consecutive
+// lanes read consecutive elements). Block formats: lane l takes the 32-element chunks
+// l, l + 32, ... (the warp reads a run of whole blocks at once) and decodes each chunk
+// in registers; cols is a whole number of chunks, as of blocks.
+template <class B, int R>
+TSR_HD inline void accumulate_row(const uint8_t* row, const float* x, int64_t x_stride, int64_t cols, int n_rows,
+                                      int lane, float (&acc)[R]) {
+  constexpr int kN = BlockSize<B>::value;
+  if constexpr (kN == 1) {
+    for (int64_t c = lane; c < cols; c += 32) {
+      const float w = row_value<B>(row, c);
+TSR_UNROLL
+      for (int r = 0; r < R; ++r) {
+        if (r < n_rows) acc[r] += w * x[r * x_stride + c];
+      }
+    }
+  } else {
+    const B* blocks = reinterpret_cast<const B*>(row);
+    for (int64_t chunk = lane; chunk * 32 < cols; chunk += 32) {
+      const B& b = blocks[chunk * 32 / kN];
+      const int first = static_cast<int>(chunk * 32 % kN);
+      const float* xc = x + chunk * 32;
+TSR_UNROLL
+      for (int i = 0; i < 32; ++i) {
+        const float w = kit::block_value(b, first + i);
+TSR_UNROLL
+        for (int r = 0; r < R; ++r) {
+          if (r < n_rows) acc[r] += w * xc[r * x_stride + i];
+        }
+      }
+    }
+  }
+}
 
 // Calls fn(BlockTag<B>{}) with B the element or block type of `dtype`; false for a
 // dtype without one (I32, unknown).
