@@ -1,7 +1,9 @@
-// ATTENTION: one warp per (token, query head). Lane l holds dimensions l, l + 32, ...
-// of q and of the output (head_dim <= 256: 8 each); each key's dot product is summed
-// across the warp, then folded into the online softmax (attention_math.h). Keys are
-// read through the token's block table.
+// ATTENTION: one warp per (token, query head, split of its keys). Lane l holds
+// dimensions l, l + 32, ... of q and of the output (head_dim <= 256: 8 each); each key's
+// dot product is summed across the warp, then folded into the online softmax
+// (attention_math.h). Keys are read through the token's block table. With one split the
+// warp writes the output; with more (long contexts, few tokens: flash decoding) each
+// writes its state and a second kernel merges a head's splits.
 #include <tessera/kit/attention_tokens.h>
 
 #include "backends/cuda/ops/attention_math.h"
@@ -16,9 +18,11 @@ constexpr int kPerLane = kAttentionMaxHeadDim / 32;
 
 __global__ void attention_kernel(AttentionLaunch a) {
   const tsr_attention_params& p = a.p;
-  const int64_t pair = blockIdx.x * int64_t{kWarps} + threadIdx.x / 32;
-  if (pair >= a.n_tokens * p.n_heads) return;
+  const int64_t item = blockIdx.x * int64_t{kWarps} + threadIdx.x / 32;  // pair * splits + split
+  if (item >= a.n_tokens * p.n_heads * a.splits) return;
   const int lane = threadIdx.x % 32;
+  const int64_t pair = item / a.splits;
+  const int split = static_cast<int>(item % a.splits);
   const int64_t t = pair / p.n_heads;
   const int h = static_cast<int>(pair % p.n_heads);
   const int hd = p.head_dim;
@@ -33,10 +37,14 @@ __global__ void attention_kernel(AttentionLaunch a) {
     acc[j] = 0.0f;
   }
   const int64_t pos = a.pos[t];
+  const int64_t first = kit::attention_first_key(p.window, pos);
+  const int64_t per_split = (pos - first + a.splits) / a.splits;  // ceil(keys / splits)
+  const int64_t begin = first + split * per_split;
+  const int64_t end = begin + per_split < pos + 1 ? begin + per_split : pos + 1;
   const int32_t* table = a.block_tables + int64_t{a.seq[t]} * p.max_blocks_per_seq;
   const float slope = static_cast<float>(kit::alibi_slope(p.alibi_max_bias, p.n_heads, h));
   OnlineSoftmax softmax;
-  for (int64_t key = kit::attention_first_key(p.window, pos); key <= pos; ++key) {
+  for (int64_t key = begin; key < end; ++key) {
     const int64_t row = int64_t{table[key / p.block_size]} * p.block_size + key % p.block_size;
     const uint8_t* k_row = a.k_cache + row * a.cache_row_bytes;
     float dot = 0.0f;
@@ -55,11 +63,44 @@ __global__ void attention_kernel(AttentionLaunch a) {
       if (d < hd) acc[j] = acc[j] * rescale + weight * kv_value(a.cache_dtype, v_row, kv_col + d);
     }
   }
-  float* out = a.out + t * q_width + int64_t{h} * hd;
+  if (a.splits == 1) {
+    float* out = a.out + t * q_width + int64_t{h} * hd;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      const int d = lane + 32 * j;
+      if (d < hd) out[d] = acc[j] / softmax.sum;
+    }
+    return;
+  }
+  float* state = a.partials + item * (hd + 2);  // max, sum, acc[head_dim]
+  if (lane == 0) {
+    state[0] = softmax.max;
+    state[1] = softmax.sum;
+  }
 #pragma unroll
   for (int j = 0; j < kPerLane; ++j) {
     const int d = lane + 32 * j;
-    if (d < hd) out[d] = acc[j] / softmax.sum;
+    if (d < hd) state[2 + d] = acc[j];
+  }
+}
+
+// One warp per (token, head): the splits' states merged (split_factor).
+__global__ void attention_merge_kernel(AttentionLaunch a) {
+  const int64_t pair = blockIdx.x * int64_t{kWarps} + threadIdx.x / 32;
+  if (pair >= a.n_tokens * a.p.n_heads) return;
+  const int lane = threadIdx.x % 32;
+  const int hd = a.p.head_dim;
+  const float* states = a.partials + pair * a.splits * (hd + 2);
+  float largest = -INFINITY;
+  for (int s = 0; s < a.splits; ++s) largest = fmaxf(largest, states[s * (hd + 2)]);
+  float total = 0.0f;
+  for (int s = 0; s < a.splits; ++s) total += states[s * (hd + 2) + 1] * split_factor(states[s * (hd + 2)], largest);
+  const int64_t t = pair / a.p.n_heads, h = pair % a.p.n_heads;
+  float* out = a.out + t * int64_t{a.p.n_heads} * hd + h * hd;
+  for (int d = lane; d < hd; d += 32) {
+    float sum = 0.0f;
+    for (int s = 0; s < a.splits; ++s) sum += states[s * (hd + 2) + 2 + d] * split_factor(states[s * (hd + 2)], largest);
+    out[d] = sum / total;
   }
 }
 
@@ -68,8 +109,13 @@ __global__ void attention_kernel(AttentionLaunch a) {
 void launch_attention(const AttentionLaunch& a, cudaStream_t stream) {
   const int64_t pairs = a.n_tokens * a.p.n_heads;
   if (pairs == 0) return;
-  attention_kernel<<<static_cast<unsigned>((pairs + kWarps - 1) / kWarps), kWarps * 32, 0, stream>>>(a);
+  const int64_t items = pairs * a.splits;
+  attention_kernel<<<static_cast<unsigned>((items + kWarps - 1) / kWarps), kWarps * 32, 0, stream>>>(a);
   check_launch("attention kernel");
+  if (a.splits > 1) {
+    attention_merge_kernel<<<static_cast<unsigned>((pairs + kWarps - 1) / kWarps), kWarps * 32, 0, stream>>>(a);
+    check_launch("attention merge kernel");
+  }
 }
 
 }  // namespace tessera::cuda

@@ -51,4 +51,12 @@ struct OnlineSoftmax {
   }
 };
 
+// Split-KV decoding: each split of a head's keys leaves its OnlineSoftmax (max, sum)
+// and unnormalised weighted sum acc; merged, output = sum_i acc_i * f_i / sum_i sum_i * f_i
+// with f_i = exp(max_i - M), M the largest max. A split with no keys (max -inf, sum 0,
+// acc 0) weighs nothing. `scale_of` gives f_i; `largest` is M.
+TSR_HD inline float split_factor(float split_max, float largest) {
+  return split_max == -INFINITY ? 0.0f : expf(split_max - largest);
+}
+
 }  // namespace tessera::cuda

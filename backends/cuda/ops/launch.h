@@ -63,6 +63,10 @@ struct AttentionLaunch {
   int64_t cache_row_bytes;
   int64_t n_tokens;
   tsr_attention_params p;
+  // Split-KV: each (token, head)'s keys in `splits` parts, each part's state
+  // (max, sum, acc[head_dim]) to `partials`, then merged. 1: one pass, no partials.
+  int32_t splits = 1;
+  float* partials = nullptr;  // [n_tokens * n_heads * splits, head_dim + 2]
 };
 void launch_attention(const AttentionLaunch& a, cudaStream_t stream);
 
