@@ -13,6 +13,7 @@
 #include <tessera/kit/dtype_traits.h>
 
 #include "backends/attention_cases.h"
+#include "backends/gpu_kernel_checks.h"
 #include "backends/cpu/ops/attention.h"
 #include "backends/cpu/ops/kv_write.h"
 #include "cuda_session.h"
@@ -28,29 +29,12 @@ using gpu_test::make_inputs;
 using gpu_test::pointers;
 using gpu_test::reference_of;
 
-struct KvWriteCase {
-  tsr_dtype dtype;
-  int32_t n_blocks, block_size, n_kv_heads, head_dim, n_tokens;
-};
+using gpu_test::KvWriteCase;
 
 class CudaKvWrite : public CudaParamTest<KvWriteCase> {};
 
 TEST_P(CudaKvWrite, WritesTheSlotsExactlyAndKeepsTheOtherRows) {
-  const KvWriteCase c = GetParam();
-  const int64_t width = int64_t{c.n_kv_heads} * c.head_dim, rows = int64_t{c.n_blocks} * c.block_size;
-  const HostTensor x = HostTensor::f32({c.n_tokens, width}, random_values(static_cast<size_t>(c.n_tokens * width), 61));
-  std::vector<int32_t> slots(static_cast<size_t>(rows));
-  std::iota(slots.begin(), slots.end(), 0);
-  std::shuffle(slots.begin(), slots.end(), std::mt19937(62));
-  slots.resize(static_cast<size_t>(c.n_tokens));
-  const HostTensor slot = HostTensor::i32({c.n_tokens}, slots);
-  const std::vector<float> initial = random_values(static_cast<size_t>(rows * width), 63);
-  HostTensor ref = HostTensor::from_f32(c.dtype, {c.n_blocks, c.block_size, width}, initial);
-  const HostTensor cache = HostTensor::from_f32(c.dtype, {c.n_blocks, c.block_size, width}, initial);
-  const tsr_kv_write_params p{c.n_kv_heads, c.head_dim, c.block_size};
-  run_reference(cpu::kv_write_ref, TSR_OP_KV_WRITE, &p, {&x, &slot}, ref);
-  const auto got = run_on_backend(TSR_OP_KV_WRITE, c.dtype, &p, {&x, &slot}, cache, {36, 132, odd_offset(c.dtype, 64)});
-  EXPECT_EQ(got, ref.to_f32());
+  gpu_test::expect_kv_write_like_reference(GetParam(), 0.0);  // the kit's conversions on both sides
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CudaKvWrite,
@@ -58,11 +42,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaKvWrite,
                                            KvWriteCase{TSR_DTYPE_F16, 9, 7, 3, 18, 40},
                                            KvWriteCase{TSR_DTYPE_Q8_0, 4, 16, 4, 8, 7},
                                            KvWriteCase{TSR_DTYPE_Q8_0, 5, 7, 3, 64, 30}),
-                         [](const auto& info) {
-                           const KvWriteCase& c = info.param;
-                           return std::string(kit::dtype_traits(c.dtype).name) + "_width" +
-                                  std::to_string(c.n_kv_heads * c.head_dim) + "_t" + std::to_string(c.n_tokens);
-                         });
+                         [](const auto& info) { return gpu_test::kv_write_case_name(info.param); });
 
 TEST_F(CudaTest, KvWriteRefusesASlotOutsideTheCache) {
   const HostTensor x = HostTensor::f32({2, 8}, random_values(16, 1));

@@ -20,6 +20,7 @@
 #include "backends/vulkan/ops/attention_path.h"
 #include "core/util/error.h"
 #include "backends/attention_cases.h"
+#include "backends/gpu_kernel_checks.h"
 #include "vulkan_session.h"
 
 namespace tessera::vulkan::test {
@@ -35,31 +36,13 @@ using cpu::test::relative_error;
 
 // ---- KV_WRITE: f32 exact; f16 within one half-precision step -------------------------
 
-struct KvWriteCase {
-  tsr_dtype dtype;
-  int32_t n_blocks, block_size, n_kv_heads, head_dim, n_tokens;
-};
+using gpu_test::KvWriteCase;
 
 class KvWrite : public VulkanParamTest<KvWriteCase> {};
 
 TEST_P(KvWrite, WritesTheSlotsAndKeepsTheOtherRows) {
   const KvWriteCase c = GetParam();
-  const int64_t width = static_cast<int64_t>(c.n_kv_heads) * c.head_dim;
-  const int64_t rows = static_cast<int64_t>(c.n_blocks) * c.block_size;
-  const HostTensor x = HostTensor::f32({c.n_tokens, width}, random_values(static_cast<size_t>(c.n_tokens * width), 61));
-  std::vector<int32_t> slots(static_cast<size_t>(rows));
-  std::iota(slots.begin(), slots.end(), 0);
-  std::shuffle(slots.begin(), slots.end(), std::mt19937(62));
-  slots.resize(static_cast<size_t>(c.n_tokens));
-  const HostTensor slot = HostTensor::i32({c.n_tokens}, slots);
-  const std::vector<float> initial = random_values(static_cast<size_t>(rows * width), 63);
-  HostTensor ref = HostTensor::from_f32(c.dtype, {c.n_blocks, c.block_size, width}, initial);
-  const HostTensor cache = HostTensor::from_f32(c.dtype, {c.n_blocks, c.block_size, width}, initial);
-  const tsr_kv_write_params p{c.n_kv_heads, c.head_dim, c.block_size};
-  run_reference(cpu::kv_write_ref, TSR_OP_KV_WRITE, &p, {&x, &slot}, ref);
-  const auto got = run_on_vulkan(TSR_OP_KV_WRITE, c.dtype, &p, {&x, &slot}, cache, {36, 132, odd_offset(c.dtype, 64)});
-  const double tolerance = c.dtype == TSR_DTYPE_F16 ? 1e-3 : 0.0;
-  EXPECT_LE(relative_error(got, ref.to_f32()), tolerance);
+  gpu_test::expect_kv_write_like_reference(c, c.dtype == TSR_DTYPE_F16 ? 1e-3 : 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, KvWrite,
@@ -67,12 +50,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, KvWrite,
                                            KvWriteCase{TSR_DTYPE_F16, 4, 16, 4, 8, 1},
                                            KvWriteCase{TSR_DTYPE_F16, 9, 7, 3, 18, 40},
                                            KvWriteCase{TSR_DTYPE_F32, 3, 5, 1, 96, 15}),
-                         [](const auto& info) {
-                           const KvWriteCase& c = info.param;
-                           return std::string(c.dtype == TSR_DTYPE_F16 ? "f16" : "f32") + "_blocks" +
-                                  std::to_string(c.n_blocks) + "x" + std::to_string(c.block_size) + "_width" +
-                                  std::to_string(c.n_kv_heads * c.head_dim) + "_t" + std::to_string(c.n_tokens);
-                         });
+                         [](const auto& info) { return gpu_test::kv_write_case_name(info.param); });
 
 // ---- ATTENTION: 2e-5 (float softmax and sums against double) ---------------------------
 // q8_0 caches are dequantised exactly (f16 scale * int8) by both kernels, so they get the
