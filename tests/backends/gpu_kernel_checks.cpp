@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <set>
+#include <utility>
 
 #include <tessera/kit/tensor_info.h>
 
@@ -19,6 +21,54 @@ namespace tessera::gpu_test {
 using cpu::test::random_route;
 using cpu::test::random_values;
 using cpu::test::relative_error;
+
+void expect_device_backend_table(const std::string& name) {
+  const Session& s = session();
+  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
+  EXPECT_EQ(s.plugin->name(), name);
+  EXPECT_EQ(s.plugin->version(), "0.1.0");
+  const tsr_plugin& t = s.plugin->table();
+  EXPECT_NE(t.step_begin, nullptr);
+  EXPECT_NE(t.step_end, nullptr);
+  EXPECT_EQ(t.buffer_host_ptr, nullptr);
+  EXPECT_EQ(t.buffer_wrap_host, nullptr);
+}
+
+void expect_every_cpu_kernel_registered() {
+  const Session& s = session();
+  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
+  const auto cpu = s.host.find("cpu");
+  ASSERT_NE(cpu, nullptr);
+  const auto keys = [](const PluginLibrary& p) {
+    std::set<std::pair<int, int>> k;
+    for (const tsr_kernel_desc& d : p.kernels()) k.insert({d.op, d.dtype});
+    return k;
+  };
+  const auto expected = keys(*cpu);
+  EXPECT_TRUE(expected.contains({TSR_OP_KV_WRITE, TSR_DTYPE_Q8_0}));
+  EXPECT_TRUE(expected.contains({TSR_OP_ATTENTION, TSR_DTYPE_Q8_0}));
+  EXPECT_TRUE(expected.contains({TSR_OP_MOE_MATMUL, TSR_DTYPE_Q4_K}));
+  EXPECT_EQ(keys(*s.plugin), expected);
+  EXPECT_EQ(s.plugin->kernels().size(), expected.size());
+}
+
+void expect_unaligned_round_trip() {
+  DeviceBuffer b = DeviceBuffer::alloc(session().device, 1000, "round trip");
+  const char text[] = "tessera";
+  b.write(333, text, sizeof text);
+  char back[sizeof text] = {};
+  b.read(333, back, sizeof back);
+  EXPECT_STREQ(back, "tessera");
+}
+
+void expect_overrun_refused() {
+  const Session& s = session();
+  DeviceBuffer b = DeviceBuffer::alloc(s.device, 64, "small");
+  const char data[16] = {};
+  const tsr_plugin& t = s.plugin->table();
+  EXPECT_EQ(t.buffer_write(s.device->handle(), b.handle(), 60, data, sizeof data), TSR_E_INVALID_ARGUMENT);
+  EXPECT_STREQ(t.last_error(s.device->handle()), "buffer_write: 16 bytes at offset 60 overrun a buffer of 64 bytes");
+}
 
 std::string kv_write_case_name(const KvWriteCase& c) {
   return std::string(kit::dtype_label(c.dtype)) + "_blocks" + std::to_string(c.n_blocks) + "x" +

@@ -1,6 +1,7 @@
-// Kernel checks that every GPU backend's tests run the same way, on the backend of the
-// test program (gpu_session.h) against the CPU reference: KV_WRITE, and the
-// mixture-of-experts ops. Each is a function a backend's TEST_P calls with its case.
+// Checks that every GPU backend's tests run the same way, on the backend of the test
+// program (gpu_session.h): its plugin table and kernel list, buffer round trips and
+// range checks, and kernels against the CPU reference (KV_WRITE, the
+// mixture-of-experts ops). Each is a function a backend's TEST or TEST_P calls.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,15 @@
 #include <tessera/plugin_abi.h>
 
 namespace tessera::gpu_test {
+
+// The plugin loaded as `name` 0.1.0, with steps and without host pointers.
+void expect_device_backend_table(const std::string& name);
+// Every (op, dtype) the CPU plugin registers, and nothing else.
+void expect_every_cpu_kernel_registered();
+// Bytes written at offset 333 of a device buffer read back unchanged.
+void expect_unaligned_round_trip();
+// A buffer_write past a buffer's end refused with TSR_E_INVALID_ARGUMENT and its message.
+void expect_overrun_refused();
 
 struct KvWriteCase {
   tsr_dtype dtype;

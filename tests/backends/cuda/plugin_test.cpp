@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/util/error.h"
+#include "backends/gpu_kernel_checks.h"
 #include "cuda_session.h"
 
 namespace tessera::gpu_test {
@@ -28,35 +29,12 @@ using ::testing::StartsWith;
 using ::testing::StrEq;
 
 TEST(CudaPlugin, LoadsThroughTheHostWithStepsAndWithoutHostPointers) {
-  const auto& s = session();
-  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
-  EXPECT_EQ(s.plugin->name(), "cuda");
-  EXPECT_EQ(s.plugin->version(), "0.1.0");
-  const tsr_plugin& t = s.plugin->table();
-  EXPECT_NE(t.step_begin, nullptr);
-  EXPECT_NE(t.step_end, nullptr);
-  EXPECT_EQ(t.buffer_host_ptr, nullptr);
-  EXPECT_EQ(t.buffer_wrap_host, nullptr);
+  gpu_test::expect_device_backend_table("cuda");
 }
 
 // Every CPU kernel has a CUDA twin, the int8 KV cache and the MoE ops included: a
 // kernel added to the CPU plugin alone fails this test.
-TEST(CudaPlugin, RegistersEveryCpuKernel) {
-  const auto& s = session();
-  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
-  const auto cpu = s.host.find("cpu");
-  ASSERT_NE(cpu, nullptr);
-  const auto keys = [](const PluginLibrary& p) {
-    std::set<std::pair<int, int>> k;
-    for (const tsr_kernel_desc& d : p.kernels()) k.insert({d.op, d.dtype});
-    return k;
-  };
-  const auto expected = keys(*cpu);
-  EXPECT_TRUE(expected.contains({TSR_OP_MOE_MATMUL, TSR_DTYPE_Q4_K}));
-  EXPECT_TRUE(expected.contains({TSR_OP_ATTENTION, TSR_DTYPE_Q8_0}));
-  EXPECT_EQ(keys(*s.plugin), expected);
-  EXPECT_EQ(s.plugin->kernels().size(), expected.size());
-}
+TEST(CudaPlugin, RegistersEveryCpuKernel) { gpu_test::expect_every_cpu_kernel_registered(); }
 
 TEST(CudaPlugin, WithoutADeviceSaysWhyAndRefusesToOpenOne) {
   const auto& s = session();
@@ -90,14 +68,7 @@ TEST_F(OpenCudaDevice, DescriptionNamesComputeCapabilitySmsAndMemory) {
   EXPECT_EQ(info.host_visible, 0);
 }
 
-TEST_F(OpenCudaDevice, WriteThenReadRoundTripsAtAnUnalignedOffset) {
-  DeviceBuffer b = DeviceBuffer::alloc(session().device, 1000, "round trip");
-  const char text[] = "tessera";
-  b.write(333, text, sizeof text);
-  char back[sizeof text] = {};
-  b.read(333, back, sizeof back);
-  EXPECT_THAT(back, StrEq("tessera"));
-}
+TEST_F(OpenCudaDevice, WriteThenReadRoundTripsAtAnUnalignedOffset) { gpu_test::expect_unaligned_round_trip(); }
 
 // 40 MiB and some: more than two chunks of the pinned staging buffers, at an odd offset.
 TEST_F(OpenCudaDevice, LargeWriteThroughTheStagingBuffersRoundTrips) {
@@ -111,13 +82,7 @@ TEST_F(OpenCudaDevice, LargeWriteThroughTheStagingBuffersRoundTrips) {
   EXPECT_TRUE(back == data);
 }
 
-TEST_F(OpenCudaDevice, BufferWritePastTheEndFailsWithAMessage) {
-  DeviceBuffer b = DeviceBuffer::alloc(session().device, 64, "small");
-  const char data[16] = {};
-  EXPECT_EQ(table().buffer_write(device().handle(), b.handle(), 60, data, sizeof data), TSR_E_INVALID_ARGUMENT);
-  EXPECT_THAT(table().last_error(device().handle()),
-              StrEq("buffer_write: 16 bytes at offset 60 overrun a buffer of 64 bytes"));
-}
+TEST_F(OpenCudaDevice, BufferWritePastTheEndFailsWithAMessage) { gpu_test::expect_overrun_refused(); }
 
 TEST_F(OpenCudaDevice, ImpossibleAllocationIsOutOfMemoryNamingTheSizeAndTheFreeMemory) {
   tsr_buffer b = nullptr;

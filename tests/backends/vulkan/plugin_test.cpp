@@ -16,6 +16,7 @@
 #include "backends/cpu/op_params.h"
 #include "backends/cpu/ops/norm.h"
 #include "core/util/error.h"
+#include "backends/gpu_kernel_checks.h"
 #include "vulkan_session.h"
 
 namespace tessera::vulkan::test {
@@ -27,35 +28,12 @@ using cpu::test::random_values;
 using cpu::test::relative_error;
 
 TEST(VulkanPlugin, LoadsThroughTheHostWithStepsAndWithoutHostPointers) {
-  const auto& s = session();
-  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
-  EXPECT_EQ(s.plugin->name(), "vulkan");
-  EXPECT_EQ(s.plugin->version(), "0.1.0");
-  const tsr_plugin& t = s.plugin->table();
-  EXPECT_NE(t.step_begin, nullptr);
-  EXPECT_NE(t.step_end, nullptr);
-  EXPECT_EQ(t.buffer_host_ptr, nullptr);
-  EXPECT_EQ(t.buffer_wrap_host, nullptr);
+  gpu_test::expect_device_backend_table("vulkan");
 }
 
 // Every CPU kernel has a Vulkan twin, the int8 (Q8_0-block) KV cache included: a
 // kernel added to the CPU plugin alone fails this test.
-TEST(VulkanPlugin, RegistersEveryCpuKernel) {
-  const auto& s = session();
-  ASSERT_NE(s.plugin, nullptr) << s.skip_reason;
-  const auto cpu = s.host.find("cpu");
-  ASSERT_NE(cpu, nullptr);
-  const auto keys = [](const PluginLibrary& p) {
-    std::set<std::pair<int, int>> k;
-    for (const tsr_kernel_desc& d : p.kernels()) k.insert({d.op, d.dtype});
-    return k;
-  };
-  const auto expected = keys(*cpu);
-  EXPECT_TRUE(expected.contains({TSR_OP_KV_WRITE, TSR_DTYPE_Q8_0}));
-  EXPECT_TRUE(expected.contains({TSR_OP_ATTENTION, TSR_DTYPE_Q8_0}));
-  EXPECT_EQ(keys(*s.plugin), expected);
-  EXPECT_EQ(s.plugin->kernels().size(), expected.size());
-}
+TEST(VulkanPlugin, RegistersEveryCpuKernel) { gpu_test::expect_every_cpu_kernel_registered(); }
 
 class OpenDevice : public VulkanTest {
  protected:
@@ -81,22 +59,9 @@ TEST_F(OpenDevice, ValidationIsOnWhenTheTestsAskForIt) {
   EXPECT_EQ(validation_messages(), 0);
 }
 
-TEST_F(OpenDevice, WriteThenReadRoundTripsAtAnUnalignedOffset) {
-  DeviceBuffer b = DeviceBuffer::alloc(session().device, 1000, "round trip");
-  const char text[] = "tessera";
-  b.write(333, text, sizeof text);
-  char back[sizeof text] = {};
-  b.read(333, back, sizeof back);
-  EXPECT_THAT(back, StrEq("tessera"));
-}
+TEST_F(OpenDevice, WriteThenReadRoundTripsAtAnUnalignedOffset) { gpu_test::expect_unaligned_round_trip(); }
 
-TEST_F(OpenDevice, BufferWritePastTheEndFailsWithAMessage) {
-  DeviceBuffer b = DeviceBuffer::alloc(session().device, 64, "small");
-  const char data[16] = {};
-  EXPECT_EQ(table().buffer_write(device().handle(), b.handle(), 60, data, sizeof data), TSR_E_INVALID_ARGUMENT);
-  EXPECT_THAT(table().last_error(device().handle()),
-              StrEq("buffer_write: 16 bytes at offset 60 overrun a buffer of 64 bytes"));
-}
+TEST_F(OpenDevice, BufferWritePastTheEndFailsWithAMessage) { gpu_test::expect_overrun_refused(); }
 
 TEST_F(OpenDevice, ImpossibleAllocationIsOutOfMemoryNamingTheHeap) {
   tsr_buffer b = nullptr;
