@@ -24,6 +24,25 @@ CudaDevice::CudaDevice(int32_t index) : index_(index) {
   };
   backing.free = [](void* p) { cudaFree(p); };
   memory_ = std::make_unique<CachingAllocator>(std::move(backing));
+  try {
+    error_word_ = static_cast<kit::DeviceErrorWord*>(allocate_or_throw(sizeof(kit::DeviceErrorWord), "the error word"));
+    void* seen = nullptr;
+    check_cuda(cudaMallocHost(&seen, sizeof(kit::DeviceErrorWord)), "the error word");
+    error_seen_ = static_cast<kit::DeviceErrorWord*>(seen);
+    check_cuda(cudaMemsetAsync(error_word_, 0, sizeof(kit::DeviceErrorWord), stream_), "the error word");
+  } catch (...) {
+    release_error_word();
+    memory_.reset();
+    cudaStreamDestroy(stream_);
+    throw;
+  }
+}
+
+void CudaDevice::release_error_word() noexcept {
+  if (error_seen_) cudaFreeHost(error_seen_);
+  if (error_word_) memory_->release(error_word_);
+  error_seen_ = nullptr;
+  error_word_ = nullptr;
 }
 
 CudaDevice::~CudaDevice() {
@@ -34,6 +53,7 @@ CudaDevice::~CudaDevice() {
     if (staged_[i]) cudaEventDestroy(staged_[i]);
     if (stage_[i]) cudaFreeHost(stage_[i]);
   }
+  release_error_word();
   memory_.reset();  // the cache back to the device
   cudaStreamDestroy(stream_);
 }
@@ -115,20 +135,48 @@ void CudaDevice::write(tsr_buffer dst, uint64_t offset, const void* src, uint64_
     }
   }
   // The host may reuse `src` when the call returns.
-  check_cuda(cudaStreamSynchronize(stream_), "buffer_write");
+  wait("buffer_write");
 }
 
 void CudaDevice::read(tsr_buffer src, uint64_t offset, void* dst, uint64_t size) {
   if (size == 0) return;
   activate();
   check_cuda(cudaMemcpyAsync(dst, src->data + offset, size, cudaMemcpyDeviceToHost, stream_), "buffer_read");
-  check_cuda(cudaStreamSynchronize(stream_), "buffer_read");
+  wait("buffer_read");
 }
 
 void CudaDevice::end_step() {
+  in_step_ = false;
   activate();
-  check_cuda(cudaStreamSynchronize(stream_), "a kernel of the step");
-  check_cuda(cudaGetLastError(), "a kernel of the step");
+  wait("a kernel of the step");
+}
+
+ErrorSink CudaDevice::errors_for(kit::DeviceErrorText text) { return {error_word_, calls_.add(std::move(text))}; }
+
+void CudaDevice::after_call() {
+  if (!in_step_ && calls_.may_report()) wait("a kernel");
+}
+
+void CudaDevice::wait(const char* what) {
+  if (!calls_.may_report()) {
+    calls_.clear();
+    check_cuda(cudaStreamSynchronize(stream_), what);
+    check_cuda(cudaGetLastError(), what);
+    return;
+  }
+  // The word is copied behind the kernels that may write it, and read after the wait.
+  check_cuda(cudaMemcpyAsync(error_seen_, error_word_, sizeof(kit::DeviceErrorWord), cudaMemcpyDeviceToHost, stream_),
+             what);
+  check_cuda(cudaStreamSynchronize(stream_), what);
+  check_cuda(cudaGetLastError(), what);
+  if (error_seen_->code == 0) {
+    calls_.clear();
+    return;
+  }
+  const kit::DeviceErrorWord word = *error_seen_;
+  error_seen_->code = 0;
+  check_cuda(cudaMemsetAsync(error_word_, 0, sizeof(kit::DeviceErrorWord), stream_), what);
+  throw CudaError(TSR_E_INVALID_ARGUMENT, calls_.take_message(word));
 }
 
 CudaDevice::Scratch::Scratch(CudaDevice& device, uint64_t bytes)

@@ -12,9 +12,17 @@
 namespace tessera::cuda {
 namespace {
 
+// The op's body, then the device's after_call: outside a step an index error a kernel
+// reported comes back from this call.
+template <KernelBody Body>
+void body_then_settle(CudaDevice& device, const tsr_op_call& call) {
+  Body(device, call);
+  device.after_call();
+}
+
 template <tsr_op Op, KernelBody Body>
 tsr_status entry(void* device, const tsr_op_call* call) {
-  return run_guarded(device, call, Op, Body);
+  return run_guarded(device, call, Op, &body_then_settle<Body>);
 }
 
 template <tsr_op Op, KernelBody Body>

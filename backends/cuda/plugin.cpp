@@ -34,7 +34,7 @@ struct CudaBackend {
   static void read(CudaDevice& device, tsr_buffer src, uint64_t offset, void* dst, uint64_t size) {
     device.read(src, offset, dst, size);
   }
-  static void begin_step(CudaDevice&) {}  // kernels are ordered on the stream as they come
+  static void begin_step(CudaDevice& device) { device.begin_step(); }
   static void end_step(CudaDevice& device) { device.end_step(); }
 };
 

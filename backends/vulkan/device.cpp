@@ -15,10 +15,7 @@ namespace {
 
 constexpr uint64_t kStagingBytes = uint64_t{16} << 20;
 
-struct ErrorWord {
-  uint32_t code, call;
-  int32_t index, value;
-};
+using ErrorWord = kit::DeviceErrorWord;
 
 }  // namespace
 
@@ -119,7 +116,7 @@ void VulkanDevice::dispatch(const Dispatch& d, ErrorText on_error) {
   if (in_step_) {
     // Recorded (or found recorded) when the step's dispatches are submitted.
     pending_.add(pipeline, d.push, d.push_bytes, d.groups_x, d.groups_y);
-    calls_.push_back(std::move(on_error));
+    calls_.add(std::move(on_error));
     return;
   }
   const VkCommandBuffer cmd = stream_->recording();
@@ -127,7 +124,7 @@ void VulkanDevice::dispatch(const Dispatch& d, ErrorText on_error) {
   vk_.vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, d.push_bytes, d.push);
   vk_.vkCmdDispatch(cmd, d.groups_x, d.groups_y, 1);
   stream_->barrier_after_dispatch();
-  calls_.push_back(std::move(on_error));
+  calls_.add(std::move(on_error));
   flush();
 }
 
@@ -201,13 +198,12 @@ void VulkanDevice::free_retired_scratch() {
 void VulkanDevice::check_error_word() {
   ErrorWord word;
   std::memcpy(&word, error_word_->data(), sizeof word);
-  std::vector<ErrorText> calls;
-  calls.swap(calls_);
-  if (word.code == 0) return;
+  if (word.code == 0) {
+    calls_.clear();
+    return;
+  }
   std::memset(error_word_->data(), 0, sizeof word);  // visible to the next submission
-  std::string message = "a kernel reported error " + std::to_string(word.code);
-  if (word.call < calls.size() && calls[word.call]) message = calls[word.call](word.code, word.index, word.value);
-  throw VulkanError(TSR_E_INVALID_ARGUMENT, message);
+  throw VulkanError(TSR_E_INVALID_ARGUMENT, calls_.take_message(word));
 }
 
 HostBuffer& VulkanDevice::staging() {

@@ -4,11 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
+
+#include <tessera/kit/device_errors.h>
 
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/embedded_shaders.h"
@@ -22,7 +23,7 @@ namespace tessera::vulkan {
 
 // Turns what a shader wrote into the error word (its code, the bad element's index
 // and value) into a message, e.g. "get_rows: idx[3] = 600 is outside the table's 512 rows".
-using ErrorText = std::function<std::string(uint32_t code, int32_t index, int32_t value)>;
+using ErrorText = kit::DeviceErrorText;
 
 // One compute dispatch: the pipeline (shader + specialisation constants), the push
 // constants and the workgroup grid.
@@ -69,7 +70,7 @@ class VulkanDevice {
   void dispatch(const Dispatch& d, ErrorText on_error = {});
   // What shaders that report errors need in their push constants.
   VkDeviceAddress error_word_address() const { return error_word_->address(); }
-  uint32_t next_call_id() const { return static_cast<uint32_t>(calls_.size()); }
+  uint32_t next_call_id() const { return calls_.next_id(); }
   // Workgroup size for kernels that reduce across invocations: the subgroup size,
   // clamped to a power of two in [8, 128].
   uint32_t reduction_group_size() const;
@@ -113,7 +114,7 @@ class VulkanDevice {
   std::unique_ptr<CommandStream> stream_;
   std::unique_ptr<HostBuffer> error_word_;  // 4 x u32: code, call, index, value
   std::unique_ptr<HostBuffer> staging_;     // created at the first staged transfer
-  std::vector<ErrorText> calls_;            // per dispatch of the pending submission
+  kit::DeviceCalls calls_;                  // per dispatch of the pending submission
   DispatchList pending_;                    // a step's dispatches not submitted yet
   StepCache step_cache_{kStepSlots};        // which stream_ slot holds which dispatches
   uint64_t steps_recorded_ = 0, steps_replayed_ = 0;

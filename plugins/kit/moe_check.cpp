@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/kernel_error.h>
 #include <tessera/kit/tensor_check.h>
 
@@ -71,7 +72,7 @@ int64_t check_moe_combine(const TensorInfo& y, const TensorInfo& route, const Te
 }
 
 int64_t route_expert(float stored, int64_t n_experts, const char* op) {
-  if (!(stored >= 0.0f) || stored >= static_cast<float>(n_experts) || stored != std::floor(stored)) {
+  if (!route_names_expert(stored, n_experts)) {
     fail(op, "route names expert " + std::to_string(stored) + ", expected a whole number 0 .. " + n(n_experts - 1));
   }
   return static_cast<int64_t>(stored);

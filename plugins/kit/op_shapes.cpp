@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/kernel_error.h>
 #include <tessera/kit/op_params.h>
 #include <tessera/kit/tensor_check.h>
@@ -84,8 +85,7 @@ void check_row_ids(const int32_t* ids, int64_t n, int64_t limit, std::string_vie
                    std::string_view what) {
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] < 0 || ids[i] >= limit) {
-      fail(op, std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(ids[i]) + " is outside the " +
-                   std::string(what) + "'s " + std::to_string(limit) + " rows");
+      throw KernelError(TSR_E_INVALID_ARGUMENT, row_id_message(op, name, what, i, ids[i], limit));
     }
   }
 }

@@ -1,19 +1,17 @@
-// ATTENTION over the paged KV cache (f32, f16 or q8_0): the kit's shape checks, then
-// pos, seq and the block tables read back so the kit can check every entry the tokens
-// will read before the launch (an error names the token and the entry); long contexts
-// with few tokens split their keys (attention_split.h).
-#include <algorithm>
+// ATTENTION over the paged KV cache (f32, f16 or q8_0): the kit's shape checks on the
+// host; pos, seq and the block-table entries stay on the device, where the kernel checks
+// them and reports a bad one through the error word (kit/device_errors.h). Long
+// contexts with few tokens split their keys (attention_split.h).
 #include <string>
-#include <vector>
 
 #include <tessera/kit/attention_tokens.h>
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/attention_split.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/ops.h"
-#include "backends/cuda/ops/read_back.h"
 #include "backends/cuda/ops/tensor_args.h"
 #include "backends/cuda/runtime.h"
 
@@ -40,17 +38,10 @@ void attention(CudaDevice& device, const tsr_op_call& call) {
   const DeviceTensor block_tables = input(call, 5, kOp, "block_tables");
   const DeviceTensor out = output(call, kOp);
   const kit::AttentionShape shape = kit::check_attention_shapes(p, q, k_cache, v_cache, pos, seq, block_tables, out);
+  if (shape.n_tokens == 0) return;
   device.activate();
-  const std::vector<int32_t> positions = read_back_i32(device, pos, kOp);
-  const std::vector<int32_t> seqs = read_back_i32(device, seq, kOp);
-  const std::vector<int32_t> tables = read_back_i32(device, block_tables, kOp);
-  kit::check_attention_tokens(p, positions.data(), seqs.data(), tables.data(), shape.n_tokens, k_cache.shape[0]);
-  int64_t longest = 0;  // the most keys a token attends to
-  for (int64_t t = 0; t < shape.n_tokens; ++t) {
-    longest = std::max<int64_t>(longest, positions[t] - kit::attention_first_key(p.window, positions[t]) + 1);
-  }
   AttentionLaunch a{};
-  a.splits = attention_splits(shape.n_tokens * p.n_heads, longest, Runtime::get().gpu(device.index()).sm_count);
+  a.splits = attention_splits(shape.n_tokens * p.n_heads, longest_context(p), Runtime::get().gpu(device.index()).sm_count);
   a.q = q.as<const float>();
   a.k_cache = k_cache.as<const uint8_t>();
   a.v_cache = v_cache.as<const uint8_t>();
@@ -61,7 +52,9 @@ void attention(CudaDevice& device, const tsr_op_call& call) {
   a.cache_dtype = k_cache.dtype;
   a.cache_row_bytes = k_cache.row_bytes();
   a.n_tokens = shape.n_tokens;
+  a.n_cache_blocks = k_cache.shape[0];
   a.p = p;
+  a.errors = device.errors_for(kit::attention_text(p, a.n_cache_blocks));
   if (a.splits == 1) {
     launch_attention(a, device.stream());
     return;

@@ -3,8 +3,11 @@
 // dot product is summed across the warp, then folded into the online softmax
 // (attention_math.h). Keys are read through the token's block table. With one split the
 // warp writes the output; with more (long contexts, few tokens: flash decoding) each
-// writes its state and a second kernel merges a head's splits.
+// writes its state and a second kernel merges a head's splits. A token whose seq,
+// position or block-table entry is bad (kit/device_errors.h) is reported by its warps and
+// reads nothing; its output is zero.
 #include <tessera/kit/attention_tokens.h>
+#include <tessera/kit/device_errors.h>
 
 #include "backends/cuda/ops/attention_math.h"
 #include "backends/cuda/ops/launch.h"
@@ -36,16 +39,25 @@ __global__ void attention_kernel(AttentionLaunch a) {
     qv[j] = d < hd ? q[d] : 0.0f;
     acc[j] = 0.0f;
   }
-  const int64_t pos = a.pos[t];
+  int32_t bad = 0;
+  uint32_t fault = kit::attention_token_fault(a.seq[t], a.pos[t], p.n_seqs, p.block_size, p.max_blocks_per_seq, bad);
+  if (fault != 0 && lane == 0) report_error(a.errors, fault, t, bad);
+  const int64_t pos = fault != 0 ? -1 : a.pos[t];  // a bad token reads no key
   const int64_t first = kit::attention_first_key(p.window, pos);
   const int64_t per_split = (pos - first + a.splits) / a.splits;  // ceil(keys / splits)
   const int64_t begin = first + split * per_split;
   const int64_t end = begin + per_split < pos + 1 ? begin + per_split : pos + 1;
-  const int32_t* table = a.block_tables + int64_t{a.seq[t]} * p.max_blocks_per_seq;
+  const int32_t* table = a.block_tables + (fault != 0 ? 0 : int64_t{a.seq[t]} * p.max_blocks_per_seq);
   const float slope = static_cast<float>(kit::alibi_slope(p.alibi_max_bias, p.n_heads, h));
   OnlineSoftmax softmax;
   for (int64_t key = begin; key < end; ++key) {
-    const int64_t row = int64_t{table[key / p.block_size]} * p.block_size + key % p.block_size;
+    const int32_t block = table[key / p.block_size];  // the same for the whole warp
+    if (kit::attention_block_outside(block, a.n_cache_blocks)) {
+      if (lane == 0) report_error(a.errors, kit::kAttentionBlockOutside, t, block);
+      fault = kit::kAttentionBlockOutside;
+      break;
+    }
+    const int64_t row = int64_t{block} * p.block_size + key % p.block_size;
     const uint8_t* k_row = a.k_cache + row * a.cache_row_bytes;
     float dot = 0.0f;
 #pragma unroll
@@ -63,12 +75,17 @@ __global__ void attention_kernel(AttentionLaunch a) {
       if (d < hd) acc[j] = acc[j] * rescale + weight * kv_value(a.cache_dtype, v_row, kv_col + d);
     }
   }
+  if (fault != 0) {  // zero output, or a split that weighs nothing
+    softmax = OnlineSoftmax{};
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) acc[j] = 0.0f;
+  }
   if (a.splits == 1) {
     float* out = a.out + t * q_width + int64_t{h} * hd;
 #pragma unroll
     for (int j = 0; j < kPerLane; ++j) {
       const int d = lane + 32 * j;
-      if (d < hd) out[d] = acc[j] / softmax.sum;
+      if (d < hd) out[d] = fault != 0 ? 0.0f : acc[j] / softmax.sum;
     }
     return;
   }
@@ -100,7 +117,7 @@ __global__ void attention_merge_kernel(AttentionLaunch a) {
   for (int d = lane; d < hd; d += 32) {
     float sum = 0.0f;
     for (int s = 0; s < a.splits; ++s) sum += states[s * (hd + 2) + 2 + d] * split_factor(states[s * (hd + 2)], largest);
-    out[d] = sum / total;
+    out[d] = total > 0.0f ? sum / total : 0.0f;  // 0: every split of a bad token is empty
   }
 }
 

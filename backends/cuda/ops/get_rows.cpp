@@ -1,16 +1,13 @@
 // GET_ROWS: out [N, C] f32 = rows idx [N] of table [R, C] (f32, f16, bf16 or any block
-// format). The indices are read back and checked on the host before the launch, so an
-// index outside the table is an error naming it, never a read out of bounds.
-#include <string>
-#include <vector>
-
+// format). The kernel checks the indices: one outside the table is reported through the
+// error word (kit/device_errors.h) as an error naming it, never read.
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/op_params.h>
 #include <tessera/kit/op_shapes.h>
 
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/ops.h"
-#include "backends/cuda/ops/read_back.h"
 #include "backends/cuda/ops/tensor_args.h"
 
 namespace tessera::cuda {
@@ -29,10 +26,8 @@ void get_rows(CudaDevice& device, const tsr_op_call& call) {
   const int64_t n = idx.elements(), n_rows = table.shape[0];
   if (n == 0 || table.cols() == 0) return;
   device.activate();
-  const std::vector<int32_t> ids = read_back_i32(device, idx, kOp);
-  kit::check_row_ids(ids.data(), n, n_rows, kOp, "idx", "table");
-  launch_get_rows(table.dtype, table.data, table.row_bytes(), idx.as<const int32_t>(), out.as<float>(), n,
-                  table.cols(), device.stream());
+  launch_get_rows(table.dtype, table.data, table.row_bytes(), n_rows, idx.as<const int32_t>(), out.as<float>(), n,
+                  table.cols(), device.errors_for(kit::row_id_text(kOp, "idx", "table", n_rows)), device.stream());
 }
 
 }  // namespace tessera::cuda

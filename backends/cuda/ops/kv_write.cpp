@@ -1,9 +1,8 @@
 // KV_WRITE: x [T, n_kv_heads * head_dim] f32 into rows slot[t] of the cache
-// [n_blocks, block_size, width] (f32, f16 or q8_0). The slots are read back and checked
-// on the host before the launch, so a slot outside the cache is an error naming it.
-#include <string>
-#include <vector>
-
+// [n_blocks, block_size, width] (f32, f16 or q8_0). The kernel checks the slots: one
+// outside the cache is reported through the error word (kit/device_errors.h) as an
+// error naming it, never written.
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/op_params.h>
 #include <tessera/kit/op_shapes.h>
 
@@ -11,7 +10,6 @@
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/ops.h"
-#include "backends/cuda/ops/read_back.h"
 #include "backends/cuda/ops/tensor_args.h"
 
 namespace tessera::cuda {
@@ -29,10 +27,18 @@ void kv_write(CudaDevice& device, const tsr_op_call& call) {
   const auto& p = params_of<tsr_kv_write_params>(call, kOp);
   const int64_t n_tokens = kit::check_kv_write(x, slot, cache, p);
   device.activate();
-  const std::vector<int32_t> slots = read_back_i32(device, slot, kOp);
-  kit::check_row_ids(slots.data(), n_tokens, cache.shape[0] * cache.shape[1], kOp, "slot", "cache");
-  launch_kv_write(cache.dtype, x.as<const float>(), slot.as<const int32_t>(), cache.as<uint8_t>(), cache.row_bytes(),
-                  n_tokens, x.cols(), device.stream());
+  KvWriteLaunch k{};
+  k.dtype = cache.dtype;
+  k.x = x.as<const float>();
+  k.slots = slot.as<const int32_t>();
+  k.cache = cache.as<uint8_t>();
+  k.row_bytes = cache.row_bytes();
+  k.n_slots = cache.shape[0] * cache.shape[1];
+  k.n_tokens = n_tokens;
+  k.width = x.cols();
+  if (n_tokens == 0 || k.width == 0) return;
+  k.errors = device.errors_for(kit::row_id_text(kOp, "slot", "cache", k.n_slots));
+  launch_kv_write(k, device.stream());
 }
 
 }  // namespace tessera::cuda

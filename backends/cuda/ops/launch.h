@@ -9,6 +9,8 @@
 
 #include <tessera/plugin_abi.h>
 
+#include "backends/cuda/error_sink.h"
+
 #include "backends/cuda/ops/elementwise_math.h"
 #include "backends/cuda/ops/moe_math.h"
 #include "backends/cuda/ops/rope_math.h"
@@ -20,9 +22,10 @@ void launch_binary(BinaryOp op, const float* a, const float* b, float* out, int6
                    cudaStream_t stream);
 void launch_unary(UnaryOp op, const float* x, float* out, int64_t n, float p0, float p1, cudaStream_t stream);
 
-// out [n, cols] f32 = rows idx[i] of `table` (dtype, row_bytes per row); idx checked.
-void launch_get_rows(tsr_dtype dtype, const void* table, int64_t row_bytes, const int32_t* idx, float* out,
-                     int64_t n, int64_t cols, cudaStream_t stream);
+// out [n, cols] f32 = rows idx[i] of `table` (n_rows rows of dtype, row_bytes each); an
+// index outside the table is reported (kRowIdOutside) and its row of out left zero.
+void launch_get_rows(tsr_dtype dtype, const void* table, int64_t row_bytes, int64_t n_rows, const int32_t* idx,
+                     float* out, int64_t n, int64_t cols, const ErrorSink& errors, cudaStream_t stream);
 
 void launch_rope(const RopeLaunch& r, cudaStream_t stream);
 
@@ -40,16 +43,25 @@ struct NormLaunch {
 };
 void launch_norm(const NormLaunch& n, cudaStream_t stream);
 
-// KV_WRITE: row slots[t] of `cache` (row_bytes each; f32, f16 or q8_0) = x[t] (width f32).
-void launch_kv_write(tsr_dtype dtype, const float* x, const int32_t* slots, uint8_t* cache, int64_t row_bytes,
-                     int64_t n_tokens, int64_t width, cudaStream_t stream);
+// KV_WRITE: row slots[t] of `cache` (n_slots rows of row_bytes; f32, f16 or q8_0) = x[t]
+// (width f32); a slot outside the cache is reported (kRowIdOutside) and not written.
+struct KvWriteLaunch {
+  tsr_dtype dtype;
+  const float* x;
+  const int32_t* slots;
+  uint8_t* cache;
+  int64_t row_bytes, n_slots, n_tokens, width;
+  ErrorSink errors;
+};
+void launch_kv_write(const KvWriteLaunch& k, cudaStream_t stream);
 
 // SLICE: out[n, g * count + j] = x[n, start + g * stride + j] for rows n < rows.
 void launch_slice(const float* x, float* out, int64_t rows, int64_t x_cols, int64_t start, int64_t count,
                   int64_t stride, int64_t groups, cudaStream_t stream);
 
 // ATTENTION over the paged cache, one warp per (token, query head), keys folded in
-// one at a time (OnlineSoftmax). Checked on the host before the launch.
+// one at a time (OnlineSoftmax). The kernel checks each token's seq, position and the
+// block-table entries it reads (kit::AttentionFault); a bad token's output is zero.
 inline constexpr int32_t kAttentionMaxHeadDim = 256;
 struct AttentionLaunch {
   const float* q;
@@ -62,7 +74,9 @@ struct AttentionLaunch {
   tsr_dtype cache_dtype;
   int64_t cache_row_bytes;
   int64_t n_tokens;
+  int64_t n_cache_blocks;
   tsr_attention_params p;
+  ErrorSink errors;
   // Split-KV: each (token, head)'s keys in `splits` parts, each part's state
   // (max, sum, acc[head_dim]) to `partials`, then merged. 1: one pass, no partials.
   int32_t splits = 1;
@@ -73,8 +87,9 @@ void launch_attention(const AttentionLaunch& a, cudaStream_t stream);
 // MOE_ROUTE: one thread per token (moe_math.h). logits [T, E], route [T, 2k].
 void launch_moe_route(const float* logits, float* route, int64_t tokens, int64_t n_experts,
                       const tsr_moe_route_params& p, cudaStream_t stream);
-// MOE_MATMUL: out[t, j * M + m] = sum_c x_tj[c] * experts[e, m, c], e = route[t, j] (checked
-// on the host); one warp per (token, slot, row), the expert decoded as in the GEMV.
+// MOE_MATMUL: out[t, j * M + m] = sum_c x_tj[c] * experts[e, m, c], e = route[t, j]; one
+// warp per (token, slot, row), the expert decoded as in the GEMV. A route naming no
+// expert is reported (kRowIdOutside, index t * k + j) and its output left zero.
 struct MoeMatmulLaunch {
   const float* x;
   const uint8_t* experts;
@@ -82,8 +97,9 @@ struct MoeMatmulLaunch {
   float* out;
   tsr_dtype dtype;
   int64_t expert_row_bytes;
-  int64_t tokens, slots, m, k;
+  int64_t tokens, slots, m, k, n_experts;
   bool per_slot;  // x has slots * k columns: slot j reads its own
+  ErrorSink errors;
 };
 void launch_moe_matmul(const MoeMatmulLaunch& a, cudaStream_t stream);
 // MOE_COMBINE: out[t, c] = sum_j route[t, k + j] * y[t, j * C + c].

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/cuda_error.h"
+#include "backends/cuda/ops/launch.h"
 
 namespace tessera::cuda {
 
@@ -18,5 +19,15 @@ inline unsigned grid_for(int64_t n) {
 }
 
 inline void check_launch(const char* what) { check_cuda(cudaGetLastError(), what); }
+
+// A kernel's report of a bad index into the device's error word (kit/device_errors.h):
+// the first report keeps the word; the host reads it at its next wait.
+__device__ inline void report_error(const ErrorSink& sink, uint32_t code, int64_t index, int32_t value) {
+  if (atomicCAS(&sink.word->code, 0u, code) == 0u) {
+    sink.word->call = sink.call;
+    sink.word->index = static_cast<int32_t>(index);
+    sink.word->value = value;
+  }
+}
 
 }  // namespace tessera::cuda

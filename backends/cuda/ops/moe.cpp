@@ -1,11 +1,11 @@
-// MOE_ROUTE, MOE_MATMUL and MOE_COMBINE: the kit's checks (kit/moe_check.h); MOE_MATMUL
-// reads the route back and checks every expert index it names before the launch.
+// MOE_ROUTE, MOE_MATMUL and MOE_COMBINE: the kit's checks (kit/moe_check.h); MOE_MATMUL's
+// kernel checks every expert index the route names and reports a bad one through the
+// error word (kit/device_errors.h).
 #include <string>
-#include <vector>
 
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/moe_check.h>
 
-#include "backends/cuda/cuda_error.h"
 #include "backends/cuda/device.h"
 #include "backends/cuda/ops/launch.h"
 #include "backends/cuda/ops/ops.h"
@@ -36,16 +36,6 @@ void moe_matmul(CudaDevice& device, const tsr_op_call& call) {
   const DeviceTensor out = output(call, kOp);
   const kit::MoeMatmulSizes s = kit::check_moe_matmul(x, experts, route, out);
   device.activate();
-  std::vector<float> stored(static_cast<size_t>(route.elements()));
-  if (!stored.empty()) {
-    check_cuda(cudaMemcpyAsync(stored.data(), route.data, stored.size() * sizeof(float), cudaMemcpyDeviceToHost,
-                               device.stream()),
-               "moe_matmul: reading the route");
-    check_cuda(cudaStreamSynchronize(device.stream()), "moe_matmul: reading the route");
-  }
-  for (int64_t t = 0; t < s.tokens; ++t) {
-    for (int64_t j = 0; j < s.slots; ++j) kit::route_expert(stored[t * 2 * s.slots + j], s.experts, kOp);
-  }
   MoeMatmulLaunch a{};
   a.x = x.as<const float>();
   a.experts = experts.as<const uint8_t>();
@@ -57,7 +47,10 @@ void moe_matmul(CudaDevice& device, const tsr_op_call& call) {
   a.slots = s.slots;
   a.m = s.m;
   a.k = s.k;
+  a.n_experts = s.experts;
   a.per_slot = s.per_slot;
+  if (s.tokens * s.slots * s.m == 0) return;
+  a.errors = device.errors_for(kit::route_text(s.experts));
   launch_moe_matmul(a, device.stream());
 }
 

@@ -23,7 +23,15 @@ __global__ void moe_matmul_kernel(MoeMatmulLaunch a) {
   if (item >= a.tokens * a.slots * a.m) return;
   const int lane = threadIdx.x % 32;
   const int64_t row = item % a.m, slot = item / a.m, t = slot / a.slots, j = slot % a.slots;
-  const auto expert = static_cast<int64_t>(a.route[t * 2 * a.slots + j]);
+  const float stored = a.route[t * 2 * a.slots + j];
+  if (!kit::route_names_expert(stored, a.n_experts)) {  // the same for the whole warp
+    if (lane == 0) {
+      if (row == 0) report_error(a.errors, kit::kRowIdOutside, slot, static_cast<int32_t>(stored));
+      a.out[t * a.slots * a.m + j * a.m + row] = 0.0f;
+    }
+    return;
+  }
+  const auto expert = static_cast<int64_t>(stored);
   const uint8_t* w = a.experts + (expert * a.m + row) * a.expert_row_bytes;
   const float* x = a.x + t * (a.per_slot ? a.slots * a.k : a.k) + (a.per_slot ? j * a.k : 0);
   float acc[1] = {0.0f};

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include <tessera/kit/attention_tokens.h>
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
@@ -49,24 +50,6 @@ void check_params(const tsr_attention_params& p) {
   }
 }
 
-// The message for an error code of attention.comp.
-std::string device_error(uint32_t code, int32_t token, int32_t value, const tsr_attention_params& p,
-                         int64_t n_cache_blocks) {
-  const std::string who = std::string(kOp) + ": token " + std::to_string(token);
-  switch (code) {
-    case 1:
-      return who + " has seq " + std::to_string(value) + " outside the " + std::to_string(p.n_seqs) + " block tables";
-    case 2: return who + " has negative position " + std::to_string(value);
-    case 3:
-      return who + " at position " + std::to_string(value) + " needs block index " +
-             std::to_string(value / p.block_size) + " but block tables hold " + std::to_string(p.max_blocks_per_seq) +
-             " blocks per sequence";
-    default:
-      return who + " reads block " + std::to_string(value) + " from its block table but the cache has " +
-             std::to_string(n_cache_blocks) + " blocks";
-  }
-}
-
 }  // namespace
 
 void attention(VulkanDevice& device, const tsr_op_call& call) {
@@ -83,9 +66,7 @@ void attention(VulkanDevice& device, const tsr_op_call& call) {
   const kit::AttentionShape shape = kit::check_attention_shapes(p, q, k_cache, v_cache, pos, seq, block_tables, out);
   const int64_t n_tokens = shape.n_tokens;
   const int64_t n_cache_blocks = k_cache.shape[0];
-  const ErrorText on_error = [p, n_cache_blocks](uint32_t code, int32_t token, int32_t value) {
-    return device_error(code, token, value, p, n_cache_blocks);
-  };
+  const ErrorText on_error = kit::attention_text(p, n_cache_blocks);
 
   const uint64_t groups = static_cast<uint64_t>(n_tokens) * static_cast<uint64_t>(p.n_heads);
   const auto n_splits = static_cast<uint32_t>(attention_splits(n_tokens, p.n_heads, p.max_blocks_per_seq, p.block_size));

@@ -1,4 +1,5 @@
 // GET_ROWS: out [N, C] f32 = rows idx [N] of table [R, C] (f32, f16, bf16 or any block format: q8_0, q4_0 ... iq4_xs).
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/op_params.h>
 
 #include "backends/vulkan/device.h"
@@ -32,10 +33,7 @@ void get_rows(VulkanDevice& device, const tsr_op_call& call) {
          device.next_call_id()};
   const Grid grid = grid_for(device, ceil_div(static_cast<uint64_t>(out.elements()), kElementwiseGroup), kOp);
   device.dispatch(make_dispatch(ShaderId::get_rows, {kElementwiseGroup, static_cast<uint32_t>(table.dtype)}, p, grid),
-                  [n_rows](uint32_t, int32_t index, int32_t value) {
-                    return std::string(kOp) + ": idx[" + std::to_string(index) + "] = " + std::to_string(value) +
-                           " is outside the table's " + std::to_string(n_rows) + " rows";
-                  });
+                  kit::row_id_text(kOp, "idx", "table", n_rows));
 }
 
 }  // namespace tessera::vulkan

@@ -1,5 +1,6 @@
 // KV_WRITE: rows of x [T, n_kv_heads * head_dim] f32 into the cache
 // [n_blocks, block_size, n_kv_heads * head_dim] (f32, f16 or q8_0) at rows slot [T] i32.
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/op_params.h>
 #include <tessera/kit/op_shapes.h>
 
@@ -38,10 +39,7 @@ void kv_write(VulkanDevice& device, const tsr_op_call& call) {
   const auto invocations = static_cast<uint64_t>(q8_0 ? x.elements() / kit::kQ8Block : x.elements());
   const Grid grid = grid_for(device, ceil_div(invocations, kElementwiseGroup), kOp);
   device.dispatch(make_dispatch(ShaderId::kv_write, {kElementwiseGroup, static_cast<uint32_t>(cache.dtype)}, push, grid),
-                  [n_slots](uint32_t, int32_t index, int32_t value) {
-                    return std::string(kOp) + ": slot[" + std::to_string(index) + "] = " + std::to_string(value) +
-                           " is outside the cache's " + std::to_string(n_slots) + " rows";
-                  });
+                  kit::row_id_text(kOp, "slot", "cache", n_slots));
 }
 
 }  // namespace tessera::vulkan

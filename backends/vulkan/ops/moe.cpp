@@ -4,6 +4,7 @@
 // and a route naming no expert is reported through the device's error word.
 #include <vector>
 
+#include <tessera/kit/device_errors.h>
 #include <tessera/kit/moe_check.h>
 
 #include "backends/vulkan/device.h"
@@ -63,14 +64,10 @@ void moe_matmul(VulkanDevice& device, const tsr_op_call& call) {
   const MatmulPush push{experts.address, x.address, route.address, out.address, device.error_word_address(),
                         u32(slots), u32(s.slots), u32(s.experts), u32(s.m), u32(s.k), u32(s.per_slot),
                         device.next_call_id()};
-  const int64_t n_experts = s.experts;
   const std::vector<uint32_t> spec = {device.reduction_group_size(), static_cast<uint32_t>(experts.dtype)};
   const Grid grid = grid_for(device, static_cast<uint64_t>(slots * s.m), kOp);
   device.dispatch(make_dispatch(ShaderId::moe_matmul, spec, push, grid),
-                  [n_experts](uint32_t, int32_t index, int32_t value) {
-                    return std::string(kOp) + ": route slot " + std::to_string(index) + " names expert " +
-                           std::to_string(value) + ", expected a whole number 0 .. " + std::to_string(n_experts - 1);
-                  });
+                  kit::route_text(s.experts));
 }
 
 void moe_combine(VulkanDevice& device, const tsr_op_call& call) {

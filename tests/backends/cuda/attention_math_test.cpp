@@ -105,6 +105,17 @@ TEST(AttentionSplits, FollowTheDocumentedRule) {
   EXPECT_EQ(attention_splits(0, 3000, 132), 1);
 }
 
+TEST(AttentionSplits, TakeTheLongestContextFromTheTablesOrTheWindow) {
+  tsr_attention_params p{};
+  p.block_size = 16;
+  p.max_blocks_per_seq = 200;
+  EXPECT_EQ(longest_context(p), 3200);  // the reach of a table: the positions stay on the device
+  p.window = 1000;
+  EXPECT_EQ(longest_context(p), 1000);
+  p.window = 5000;
+  EXPECT_EQ(longest_context(p), 3200);
+}
+
 TEST(OnlineSoftmax, EqualsTheTwoPassSoftmax) {
   const float scores[] = {0.5f, -3.0f, 7.25f, 7.0f, -100.0f};
   OnlineSoftmax s;

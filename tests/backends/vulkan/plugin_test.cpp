@@ -16,6 +16,7 @@
 #include "backends/cpu/op_params.h"
 #include "backends/cpu/ops/norm.h"
 #include "core/util/error.h"
+#include "backends/gpu_index_errors.h"
 #include "backends/gpu_kernel_checks.h"
 #include "vulkan_session.h"
 
@@ -123,66 +124,32 @@ TEST_F(OpenDevice, MisalignedTensorIsRefused) {
               HasSubstr("silu: out at offset 6 is not aligned to 4 bytes for f32"));
 }
 
-// GET_ROWS of `ids` from a 7-row table, outside a step.
-std::string get_rows_error(const std::vector<int32_t>& ids) {
-  const GpuTensor table(HostTensor::f32({7, 4}, random_values(28, 81)), 36);
-  const GpuTensor idx(HostTensor::i32({static_cast<int64_t>(ids.size())}, ids), 8);
-  const GpuTensor out(HostTensor(TSR_DTYPE_F32, {static_cast<int64_t>(ids.size()), 4}), 4);
-  return error_of([&] { run_vulkan(TSR_OP_GET_ROWS, TSR_DTYPE_F32, nullptr, {&table, &idx}, out); });
-}
-
 TEST_F(OpenDevice, IndexOutsideTheTableIsReportedByTheKernel) {
-  EXPECT_THAT(get_rows_error({1, 0, 600}), HasSubstr("get_rows: idx[2] = 600 is outside the table's 7 rows"));
+  EXPECT_THAT(gpu_test::get_rows_error({1, 0, 600}), HasSubstr("get_rows: idx[2] = 600 is outside the table's 7 rows"));
 }
 
-TEST_F(OpenDevice, DeviceErrorInsideAStepComesBackFromStepEnd) {
-  const GpuTensor table(HostTensor::f32({7, 4}, random_values(28, 82)), 36);
-  const GpuTensor idx(HostTensor::i32({2}, {3, -1}), 8);
-  const GpuTensor out(HostTensor(TSR_DTYPE_F32, {2, 4}), 4);
-  device().begin_step();
-  EXPECT_EQ(error_of([&] { run_vulkan(TSR_OP_GET_ROWS, TSR_DTYPE_F32, nullptr, {&table, &idx}, out); }), "");
-  EXPECT_THAT(error_of([&] { device().end_step(); }), HasSubstr("get_rows: idx[1] = -1 is outside the table's 7 rows"));
-  // The error word is cleared: the next call succeeds.
-  EXPECT_EQ(get_rows_error({6, 0}), "");
-}
+TEST_F(OpenDevice, DeviceErrorInsideAStepComesBackFromStepEnd) { gpu_test::expect_step_end_reports_the_kernels_error(); }
 
 TEST_F(OpenDevice, SlotOutsideTheCacheIsReportedByTheKernel) {
-  const tsr_kv_write_params p{2, 4, 8};
-  const GpuTensor x(HostTensor::f32({2, 8}, random_values(16, 83)), 4);
-  const GpuTensor slot(HostTensor::i32({2}, {5, 64}), 4);
-  const GpuTensor cache(HostTensor(TSR_DTYPE_F16, {8, 8, 8}), 2);
-  EXPECT_THAT(error_of([&] { run_vulkan(TSR_OP_KV_WRITE, TSR_DTYPE_F16, &p, {&x, &slot}, cache); }),
-              HasSubstr("kv_write: slot[1] = 64 is outside the cache's 64 rows"));
-}
-
-// ATTENTION of one token at `position` of sequence `seq` whose block table is `table`.
-std::string attention_error(int32_t position, int32_t seq, std::vector<int32_t> table) {
-  const tsr_attention_params p{2, 1, 4, 4, 1, static_cast<int32_t>(table.size()), 0.5f, 0, 0.0f, 0.0f};
-  const GpuTensor q(HostTensor::f32({1, 8}, random_values(8, 84)), 4);
-  const GpuTensor k(HostTensor(TSR_DTYPE_F32, {2, 4, 4}), 4);
-  const GpuTensor v(HostTensor(TSR_DTYPE_F32, {2, 4, 4}), 4);
-  const GpuTensor pos(HostTensor::i32({1}, {position}), 4);
-  const GpuTensor sq(HostTensor::i32({1}, {seq}), 4);
-  const GpuTensor bt(HostTensor::i32({1, static_cast<int64_t>(table.size())}, table), 4);
-  const GpuTensor out(HostTensor(TSR_DTYPE_F32, {1, 8}), 4);
-  return error_of([&] { run_vulkan(TSR_OP_ATTENTION, TSR_DTYPE_F32, &p, {&q, &k, &v, &pos, &sq, &bt}, out); });
+  EXPECT_THAT(gpu_test::kv_write_error({5, 64}), HasSubstr("kv_write: slot[1] = 64 is outside the cache's 64 rows"));
 }
 
 TEST_F(OpenDevice, BlockTableEntryOutsideTheCacheIsReported) {
-  EXPECT_THAT(attention_error(5, 0, {1, 99}),
+  EXPECT_THAT(gpu_test::attention_error(5, 0, {1, 99}),
               HasSubstr("attention: token 0 reads block 99 from its block table but the cache has 2 blocks"));
 }
 
 TEST_F(OpenDevice, NegativePositionIsReported) {
-  EXPECT_THAT(attention_error(-1, 0, {1, 0}), HasSubstr("attention: token 0 has negative position -1"));
+  EXPECT_THAT(gpu_test::attention_error(-1, 0, {1, 0}), HasSubstr("attention: token 0 has negative position -1"));
 }
 
 TEST_F(OpenDevice, SequenceOutsideTheBlockTablesIsReported) {
-  EXPECT_THAT(attention_error(2, 3, {1, 0}), HasSubstr("attention: token 0 has seq 3 outside the 1 block tables"));
+  EXPECT_THAT(gpu_test::attention_error(2, 3, {1, 0}),
+              HasSubstr("attention: token 0 has seq 3 outside the 1 block tables"));
 }
 
 TEST_F(OpenDevice, PositionBeyondTheBlockTableIsReported) {
-  EXPECT_THAT(attention_error(8, 0, {1, 0}),
+  EXPECT_THAT(gpu_test::attention_error(8, 0, {1, 0}),
               HasSubstr("attention: token 0 at position 8 needs block index 2 but block tables hold 2 blocks per sequence"));
 }
 
