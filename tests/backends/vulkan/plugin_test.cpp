@@ -124,34 +124,13 @@ TEST_F(OpenDevice, MisalignedTensorIsRefused) {
               HasSubstr("silu: out at offset 6 is not aligned to 4 bytes for f32"));
 }
 
-TEST_F(OpenDevice, IndexOutsideTheTableIsReportedByTheKernel) {
-  EXPECT_THAT(gpu_test::get_rows_error({1, 0, 600}), HasSubstr("get_rows: idx[2] = 600 is outside the table's 7 rows"));
-}
-
+TEST_F(OpenDevice, IndexOutsideTheTableIsReportedByTheKernel) { gpu_test::expect_get_rows_index_reported(); }
 TEST_F(OpenDevice, DeviceErrorInsideAStepComesBackFromStepEnd) { gpu_test::expect_step_end_reports_the_kernels_error(); }
-
-TEST_F(OpenDevice, SlotOutsideTheCacheIsReportedByTheKernel) {
-  EXPECT_THAT(gpu_test::kv_write_error({5, 64}), HasSubstr("kv_write: slot[1] = 64 is outside the cache's 64 rows"));
-}
-
-TEST_F(OpenDevice, BlockTableEntryOutsideTheCacheIsReported) {
-  EXPECT_THAT(gpu_test::attention_error(5, 0, {1, 99}),
-              HasSubstr("attention: token 0 reads block 99 from its block table but the cache has 2 blocks"));
-}
-
-TEST_F(OpenDevice, NegativePositionIsReported) {
-  EXPECT_THAT(gpu_test::attention_error(-1, 0, {1, 0}), HasSubstr("attention: token 0 has negative position -1"));
-}
-
-TEST_F(OpenDevice, SequenceOutsideTheBlockTablesIsReported) {
-  EXPECT_THAT(gpu_test::attention_error(2, 3, {1, 0}),
-              HasSubstr("attention: token 0 has seq 3 outside the 1 block tables"));
-}
-
-TEST_F(OpenDevice, PositionBeyondTheBlockTableIsReported) {
-  EXPECT_THAT(gpu_test::attention_error(8, 0, {1, 0}),
-              HasSubstr("attention: token 0 at position 8 needs block index 2 but block tables hold 2 blocks per sequence"));
-}
+TEST_F(OpenDevice, SlotOutsideTheCacheIsReportedByTheKernel) { gpu_test::expect_kv_write_slot_reported(); }
+TEST_F(OpenDevice, BlockTableEntryOutsideTheCacheIsReported) { gpu_test::expect_attention_block_reported(); }
+TEST_F(OpenDevice, NegativePositionIsReported) { gpu_test::expect_attention_negative_position_reported(); }
+TEST_F(OpenDevice, SequenceOutsideTheBlockTablesIsReported) { gpu_test::expect_attention_seq_reported(); }
+TEST_F(OpenDevice, PositionBeyondTheBlockTableIsReported) { gpu_test::expect_attention_block_index_reported(); }
 
 // ---- steps -------------------------------------------------------------------------
 

@@ -4,19 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include "plugins/kit/kernel_failure.h"
 
 namespace tessera::kit {
 namespace {
 
-template <class F>
-std::string failure(F&& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    return e.what();
-  }
-  return "<no KernelError>";
-}
+using test::failure;
 
 tsr_tensor host_f32(float* data, int64_t n) {
   tsr_tensor t{};

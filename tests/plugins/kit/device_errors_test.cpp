@@ -15,19 +15,12 @@
 #include <tessera/kit/moe_check.h>
 #include <tessera/kit/op_shapes.h>
 
+#include "plugins/kit/kernel_failure.h"
+
 namespace tessera::kit {
 namespace {
 
-// The message a host check throws.
-template <class Fn>
-std::string thrown(Fn&& fn) {
-  try {
-    fn();
-  } catch (const KernelError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::failure;
 
 TEST(DeviceCalls, GiveIdsInOrderAndMayReportOnlyWithAText) {
   DeviceCalls calls;
@@ -58,7 +51,7 @@ TEST(DeviceCalls, NameTheCodeWhenTheCallHasNoText) {
 
 TEST(RowIdText, SaysWhatTheHostCheckSays) {
   const int32_t ids[] = {0, 4, 1};
-  const std::string host = thrown([&] { check_row_ids(ids, 3, 4, "get_rows", "idx", "table"); });
+  const std::string host = failure([&] { check_row_ids(ids, 3, 4, "get_rows", "idx", "table"); });
   EXPECT_EQ(host, "get_rows: idx[1] = 4 is outside the table's 4 rows");
   EXPECT_EQ(row_id_text("get_rows", "idx", "table", 4)(kRowIdOutside, 1, 4), host);
 }
@@ -68,21 +61,9 @@ TEST(RouteNamesExpert, OnlyWholeNumbersBelowTheExpertCount) {
   for (float e : {-1.0f, 3.0f, 0.5f, -0.0001f, std::numeric_limits<float>::quiet_NaN(),
                   std::numeric_limits<float>::infinity(), 1e30f}) {
     EXPECT_FALSE(route_names_expert(e, 3)) << e;
-    EXPECT_NE(thrown([&] { route_expert(e, 3, "moe_matmul"); }), "") << e;  // the host check agrees
+    EXPECT_NE(failure([&] { route_expert(e, 3, "moe_matmul"); }), "<no KernelError>") << e;  // the host check agrees
   }
   EXPECT_EQ(route_text(3)(kRowIdOutside, 2, 7), "moe_matmul: route slot 2 names expert 7, expected a whole number 0 .. 2");
-}
-
-tsr_attention_params attention_params() {
-  tsr_attention_params p{};
-  p.n_heads = 2;
-  p.n_kv_heads = 1;
-  p.head_dim = 4;
-  p.block_size = 4;
-  p.n_seqs = 1;
-  p.max_blocks_per_seq = 2;
-  p.scale = 0.5f;
-  return p;
 }
 
 TEST(AttentionTokenFault, FindsTheSeqThenThePositionThenTheBlockIndex) {
@@ -102,14 +83,15 @@ TEST(AttentionTokenFault, FindsTheSeqThenThePositionThenTheBlockIndex) {
 }
 
 TEST(AttentionText, WordsEachFaultAsTheHostCheckDoes) {
-  const tsr_attention_params p = attention_params();
+  // 2 query heads on 1 KV head of 4 dims, blocks of 4 keys, 1 table of 2 blocks
+  const tsr_attention_params p{2, 1, 4, 4, 1, 2, 0.5f, 0, 0.0f, 0.0f};
   const DeviceErrorText text = attention_text(p, 2);
   const int32_t table[] = {1, 0};
   for (const auto& [seq, pos, code, value] : {std::tuple{3, 2, kAttentionSeqOutside, 3},
                                               std::tuple{0, -1, kAttentionNegativePosition, -1},
                                               std::tuple{0, 8, kAttentionBlockIndexOutside, 8}}) {
-    const std::string host = thrown([&] { check_attention_tokens(p, &pos, &seq, table, 1, 2); });
-    EXPECT_NE(host, "");
+    const std::string host = failure([&] { check_attention_tokens(p, &pos, &seq, table, 1, 2); });
+    EXPECT_NE(host, "<no KernelError>");
     EXPECT_EQ(text(code, 0, value), host);
   }
   EXPECT_EQ(text(kAttentionBlockOutside, 0, 99),

@@ -8,6 +8,7 @@
 #include <string>
 
 #include <tessera/kit/kernel_error.h>
+#include "plugins/kit/kernel_failure.h"
 
 namespace tessera::kit {
 namespace {
@@ -21,16 +22,7 @@ TensorInfo info(tsr_dtype dtype, std::initializer_list<int64_t> shape) {
   return t;
 }
 
-template <class F>
-std::string failure(F&& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    EXPECT_EQ(e.status(), TSR_E_INVALID_ARGUMENT);
-    return e.what();
-  }
-  return "<no failure>";
-}
+using test::failure;
 
 TEST(OpShapes, MatmulReturnsTheShapeAndNamesAMismatch) {
   const MatmulShape s =

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <tessera/kit/kernel_error.h>
+#include "plugins/kit/kernel_failure.h"
 
 namespace tessera::kit {
 namespace {
@@ -32,16 +33,7 @@ tsr_tensor tensor(tsr_dtype dtype, std::initializer_list<int64_t> shape, uint64_
 }
 
 // The message of the KernelError `f` throws.
-template <class F>
-std::string failure(F&& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    EXPECT_EQ(e.status(), TSR_E_INVALID_ARGUMENT);
-    return e.what();
-  }
-  return "<no KernelError>";
-}
+using test::failure;
 
 std::string check(const tsr_tensor* t, uint64_t buffer_bytes) {
   g_buffer_bytes = buffer_bytes;
