@@ -25,6 +25,12 @@ void check_swiglu(const TensorInfo& gate, const TensorInfo& up, const TensorInfo
   expect_matrix(out, gate.rows(), gate.cols(), op, "out");
 }
 
+bool check_binary_op(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out, std::string_view op, bool gated) {
+  if (!gated) return check_binary(a, b, out, op);
+  check_swiglu(a, b, out);
+  return false;
+}
+
 MatmulShape check_matmul(const TensorInfo& x, const TensorInfo& w, const TensorInfo& out) {
   constexpr const char* op = "matmul";
   expect_dtype(x, TSR_DTYPE_F32, op, "x");

@@ -18,18 +18,12 @@ namespace {
 // exactly the same shape (swiglu's gate and up).
 void binary(CudaDevice& device, const tsr_op_call& call, const char* op, BinaryOp kind) {
   const bool gated = kind == BinaryOp::swiglu;
-  const char* a_role = gated ? "gate" : "a";
-  const char* b_role = gated ? "up" : "b";
+  const kit::BinaryRoles roles = kit::binary_roles(gated);
   expect_input_count(call, 2, 2, op);
-  const DeviceTensor a = input(call, 0, op, a_role);
-  const DeviceTensor b = input(call, 1, op, b_role);
+  const DeviceTensor a = input(call, 0, op, roles.a);
+  const DeviceTensor b = input(call, 1, op, roles.b);
   const DeviceTensor out = output(call, op);
-  bool broadcast = false;
-  if (gated) {
-    kit::check_swiglu(a, b, out);
-  } else {
-    broadcast = kit::check_binary(a, b, out, op);
-  }
+  const bool broadcast = kit::check_binary_op(a, b, out, op, gated);
   device.activate();
   launch_binary(kind, a.as<const float>(), b.as<const float>(), out.as<float>(), a.elements(), a.cols(), broadcast,
                 device.stream());

@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/cuda_error.h"
-#include "backends/cuda/ops/launch.h"
+#include "backends/cuda/error_sink.h"
 
 namespace tessera::cuda {
 

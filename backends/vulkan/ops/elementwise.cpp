@@ -42,19 +42,13 @@ Grid element_grid(const VulkanDevice& device, int64_t n, const char* op) {
 // a [rows, cols]; b the same shape, or [cols] broadcast over rows (add, mul, sub) or
 // exactly the same shape (swiglu's gate and up).
 void binary(VulkanDevice& device, const tsr_op_call& call, const char* op, BinaryOp kind) {
-  const bool named_gate = kind == kSwiglu;
-  const char* a_role = named_gate ? "gate" : "a";
-  const char* b_role = named_gate ? "up" : "b";
+  const bool gated = kind == kSwiglu;
+  const kit::BinaryRoles roles = kit::binary_roles(gated);
   expect_input_count(call, 2, 2, op);
-  const DeviceTensor a = input(call, 0, op, a_role);
-  const DeviceTensor b = input(call, 1, op, b_role);
+  const DeviceTensor a = input(call, 0, op, roles.a);
+  const DeviceTensor b = input(call, 1, op, roles.b);
   const DeviceTensor out = output(call, op);
-  bool broadcast = false;
-  if (named_gate) {
-    kit::check_swiglu(a, b, out);
-  } else {
-    broadcast = kit::check_binary(a, b, out, op);
-  }
+  const bool broadcast = kit::check_binary_op(a, b, out, op, gated);
   BinaryPush p{a.address, b.address, out.address, static_cast<uint32_t>(a.elements()),
                static_cast<uint32_t>(a.cols()), broadcast ? 1u : 0u};
   device.dispatch(make_dispatch(ShaderId::binary, {kElementwiseGroup, kind}, p, element_grid(device, a.elements(), op)));

@@ -51,6 +51,20 @@ TEST(OpShapes, UnaryAndSwigluWantF32OfOneShape) {
             std::string::npos);
 }
 
+TEST(OpShapes, BinaryOpChecksSwigluOrBroadcastByItsKind) {
+  EXPECT_STREQ(binary_roles(true).a, "gate");
+  EXPECT_STREQ(binary_roles(false).b, "b");
+  EXPECT_TRUE(check_binary_op(info(TSR_DTYPE_F32, {2, 8}), info(TSR_DTYPE_F32, {8}), info(TSR_DTYPE_F32, {2, 8}), "add",
+                              false));
+  EXPECT_FALSE(check_binary_op(info(TSR_DTYPE_F32, {2, 8}), info(TSR_DTYPE_F32, {2, 8}), info(TSR_DTYPE_F32, {2, 8}),
+                               "swiglu", true));
+  EXPECT_EQ(failure([] {
+              check_binary_op(info(TSR_DTYPE_F32, {2, 8}), info(TSR_DTYPE_F32, {8}), info(TSR_DTYPE_F32, {2, 8}),
+                              "swiglu", true);
+            }).rfind("swiglu: up ", 0),
+            0u);
+}
+
 TEST(OpShapes, RopeReturnsTheTokensAndChecksTheWidth) {
   tsr_rope_params p{};
   p.theta = 10000.0f;

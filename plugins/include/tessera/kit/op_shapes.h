@@ -19,6 +19,16 @@ void check_unary(const TensorInfo& x, const TensorInfo& out, std::string_view op
 // SWIGLU: gate [N, C], up and out of its shape, all f32.
 void check_swiglu(const TensorInfo& gate, const TensorInfo& up, const TensorInfo& out);
 
+// The two-input element-wise ops as one: SWIGLU (`gated`, inputs named "gate" and "up")
+// by check_swiglu, ADD/MUL/SUB ("a" and "b") by check_binary. Returns whether b is a row
+// broadcast over a's rows (never for SWIGLU).
+struct BinaryRoles {
+  const char* a;
+  const char* b;
+};
+constexpr BinaryRoles binary_roles(bool gated) { return gated ? BinaryRoles{"gate", "up"} : BinaryRoles{"a", "b"}; }
+bool check_binary_op(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out, std::string_view op, bool gated);
+
 struct MatmulShape {
   int64_t n = 0, k = 0, m = 0;  // x [n, k], w [m, k], out [n, m]
 };
