@@ -7,11 +7,14 @@
 
 #include <tessera/plugin_abi.h>
 
+#include "backends/cpu/repacked_weights.h"
+
 // The ABI's opaque buffer handle, defined by this plugin.
 struct tsr_buffer_impl {
   std::byte* data;  // first byte; never null (a zero-size allocation still gets a block)
   uint64_t size;    // bytes the host asked for
   bool owned;       // false for wrapped host memory, which is not freed here
+  tessera::cpu::RepackedWeights repacked{};  // decode layouts of weights in it
 };
 
 namespace tessera::cpu {

@@ -107,7 +107,10 @@ void check_copy(tsr_buffer buffer, uint64_t offset, const void* host, uint64_t s
 tsr_status write(void* device, tsr_buffer dst, uint64_t offset, const void* src, uint64_t size) {
   return Slots::guarded(device, "buffer_write", [&]() -> tsr_status {
     check_copy(dst, offset, src, size);
-    if (size != 0) std::memcpy(dst->data + offset, src, size);
+    if (size != 0) {
+      std::memcpy(dst->data + offset, src, size);
+      dst->repacked.clear();  // made from the bytes before
+    }
     return TSR_OK;
   });
 }

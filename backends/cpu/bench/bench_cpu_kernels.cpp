@@ -137,6 +137,24 @@ void BM_DecodeHead(benchmark::State& state) {
   state.SetLabel(std::string(kit::dtype_traits(dtype).name));
 }
 
+// Decode on weights that stay in L2 ([256, 2048], at most 1 MiB in f16): the kernel's
+// compute rate, which decode needs above the memory bandwidth to be memory-bound; args:
+// dtype, threads. Reported in weights per second, so formats compare directly.
+void BM_DecodeCached(benchmark::State& state) {
+  const auto dtype = static_cast<tsr_dtype>(state.range(0));
+  CpuDevice device(static_cast<int>(state.range(1)));
+  const int64_t m = 256, k = 2048;
+  BenchTensor w = make_tensor(dtype, m, k, 1);
+  BenchTensor x = make_tensor(TSR_DTYPE_F32, 1, k, 2);
+  BenchTensor out = make_tensor(TSR_DTYPE_F32, 1, m, 3);
+  const tsr_tensor in[] = {x.desc, w.desc};
+  const tsr_op_call call{TSR_OP_MATMUL, nullptr, 2, in, &out.desc};
+  for (auto _ : state) matmul_fast(device, call);
+  state.counters["weights/s"] =
+      benchmark::Counter(static_cast<double>(m * k), benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(std::string(kit::dtype_traits(dtype).name));
+}
+
 void decode_args(benchmark::internal::Benchmark* b) {
   for (int dtype : {TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_BF16, TSR_DTYPE_Q8_0, TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1,
                     TSR_DTYPE_Q5_0, TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_XS}) {
@@ -146,6 +164,7 @@ void decode_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_DecodeLayer)->Apply(decode_args);
 BENCHMARK(BM_DecodeHead)->Apply(decode_args);
+BENCHMARK(BM_DecodeCached)->Apply(decode_args)->Unit(benchmark::kMicrosecond);
 
 // Prefill: x [64, 2048] times w [2048, 2048]; reports FLOP/s. Args: dtype, threads.
 void BM_Prefill(benchmark::State& state) {

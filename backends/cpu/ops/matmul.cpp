@@ -21,6 +21,7 @@ MatmulArgs check_matmul(const tsr_op_call& call) {
   a.n = s.n;
   a.k = s.k;
   a.m = s.m;
+  a.w_buffer = call.inputs[1].buffer;
   return a;
 }
 

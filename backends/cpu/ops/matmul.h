@@ -14,6 +14,7 @@ struct MatmulArgs {
   TensorView w;    // [M, K] key dtype
   TensorView out;  // [N, M] f32
   int64_t n = 0, k = 0, m = 0;
+  tsr_buffer w_buffer = nullptr;  // w's buffer, where it has one (not an expert's view)
 };
 
 // Validates a MATMUL call (2 inputs, dtypes, K agreement, output shape).

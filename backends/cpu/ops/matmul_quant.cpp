@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <tessera/kit/dequantize.h>
@@ -21,13 +22,17 @@
 #include <tessera/kit/quant_blocks.h>
 
 #include "backends/cpu/amx_support.h"
+#include "backends/cpu/buffer.h"
 #include "backends/cpu/decode_rows.h"
+#include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
+#include "backends/cpu/repacked_weights.h"
 
 #include "backends/cpu/isa_target.h"
 #include "backends/cpu/ops/quant_amx.h"
 #include "backends/cpu/ops/quant_groups.h"
 #include "backends/cpu/ops/quant_panel.h"
+#include "backends/cpu/ops/quant_rows8.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
@@ -590,6 +595,41 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
 }
 #endif
 
+// Q4_K decode from the weight's eight-row copy (q4k_rows8.h), made at its first decode
+// and kept with its buffer; false, having done nothing, where there is no such copy (no
+// buffer: an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK=off; no
+// memory for it).
+bool decode_q4k_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8KBlock>& qx) {
+  const int64_t groups = a.m / 8, blocks = qx.per_row;
+  if (a.w_buffer == nullptr || groups == 0 || !decode_repack_enabled()) return false;
+  const int64_t row_bytes = a.w.row_bytes();
+  const auto* w0 = a.w.as<const uint8_t>();
+  const RepackedWeights::Key key{static_cast<uint64_t>(a.w.data - a.w_buffer->data), a.w.dtype, a.m, a.k};
+  const auto* packed = reinterpret_cast<const Q4KRows8*>(a.w_buffer->repacked.find_or_make(
+      key, static_cast<size_t>(groups * blocks) * sizeof(Q4KRows8), [&](std::byte* copy) {
+        auto* out = reinterpret_cast<Q4KRows8*>(copy);
+        pool.parallel_for(groups, 16, [&](int64_t b, int64_t e) {
+          repack_q4k_rows8(w0, row_bytes, blocks, b, e, out + b * blocks);
+        });
+      }));
+  if (packed == nullptr) return false;
+  const Q8KBlock* x[kTileX];
+  for (int64_t i = 0; i < a.n; ++i) x[i] = qx.row(i);
+  float* out = a.out.as<float>();
+  const int nx = static_cast<int>(a.n);
+  // One contiguous share of the groups per thread, as in run_rows.
+  const int64_t grain = (groups + pool.size() - 1) / pool.size();
+  pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
+    for (int64_t g = b; g < e; ++g) {
+      with_tile(nx, [&]<int NX>() { rows8::dot_q4k<NX>(packed + g * blocks, x, blocks, out + 8 * g, a.m); });
+    }
+  });
+  for (int64_t m = 8 * groups; m < a.m; ++m) {
+    with_tile(nx, [&]<int NX>() { dot_row_k<quant::Q4_K, NX>(w0 + m * row_bytes, x, blocks, out + m, a.m); });
+  }
+  return true;
+}
+
 template <class F>
 void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
   using Block = std::conditional_t<quant::is_k_format<F>(), Q8KBlock, Q8Block>;
@@ -614,6 +654,9 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
     return;
   }
 #endif
+  if constexpr (std::is_same_v<F, quant::Q4_K>) {
+    if (a.n <= kTileX && decode_q4k_rows8(pool, a, qx)) return;
+  }
   // Tasks of whole groups of eight rows; decode gives each thread one contiguous share, so
   // that its reads (and read-ahead) stream through one region of the weights.
   const int64_t groups = (a.m + 7) / 8;

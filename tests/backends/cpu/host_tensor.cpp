@@ -19,7 +19,9 @@ HostTensor::HostTensor(tsr_dtype dtype, std::vector<int64_t> shape) : storage_(n
   const int64_t rows = elements() / std::max<int64_t>(cols, 1);
   const int64_t bytes = cols == 0 ? 0 : rows * dtype_row_bytes(static_cast<DType>(dtype), cols);
   storage_->bytes.assign(static_cast<size_t>(bytes), std::byte{0});
-  storage_->buffer = {storage_->bytes.data(), static_cast<uint64_t>(bytes), false};
+  storage_->buffer.data = storage_->bytes.data();
+  storage_->buffer.size = static_cast<uint64_t>(bytes);
+  storage_->buffer.owned = false;
   desc_.buffer = &storage_->buffer;
   desc_.offset = 0;
 }

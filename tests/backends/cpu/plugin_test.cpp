@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <tessera/kit/quantize.h>
 #include <tessera/plugin_abi.h>
 
 #include "support/testdata.h"
@@ -202,6 +203,46 @@ TEST_F(CpuPlugin, MatmulKernelRunsOnPluginBuffers) {
   float result[4];
   ASSERT_EQ(plugin_->buffer_read(device_, bo, 0, result, sizeof result), TSR_OK);
   EXPECT_THAT(result, ::testing::ElementsAre(-2.0f, 12.0f, -2.0f, 0.0f));
+}
+
+// Q4_K decode reads a copy of the weights made at their first decode (repacked_weights.h):
+// writing new weights into the buffer must not leave the old copy in use.
+TEST_F(CpuPlugin, DecodeAfterRewritingQ4KWeightsUsesTheNewWeights) {
+  const int64_t m = 9, k = 512;  // one group of eight rows and a row after it
+  const int64_t row_bytes = 144 * k / 256;
+  std::vector<float> x(k), wa(m * k), wb(m * k);
+  for (int64_t i = 0; i < k; ++i) x[i] = static_cast<float>((i * 37) % 19) / 9.0f - 1.0f;
+  for (int64_t i = 0; i < m * k; ++i) {
+    wa[i] = static_cast<float>((i * 13) % 23) / 11.0f - 1.0f;
+    wb[i] = static_cast<float>((i * 7) % 29) / 14.0f - 1.0f;
+  }
+  const auto quantize = [&](const std::vector<float>& w) {
+    std::vector<std::byte> q(static_cast<size_t>(m * row_bytes));
+    for (int64_t r = 0; r < m; ++r) tessera::kit::quantize_row(TSR_DTYPE_Q4_K, w.data() + r * k, q.data() + r * row_bytes, k);
+    return q;
+  };
+  const std::vector<std::byte> qa = quantize(wa), qb = quantize(wb);
+  tsr_buffer bx = alloc(k * 4), bw = alloc(qa.size()), fresh = alloc(qb.size()), bo = alloc(m * 4);
+  ASSERT_EQ(plugin_->buffer_write(device_, bx, 0, x.data(), k * 4), TSR_OK);
+  const tsr_kernel_desc* kernel = find_kernel(TSR_OP_MATMUL, TSR_DTYPE_Q4_K);
+  ASSERT_NE(kernel, nullptr);
+  const auto decode = [&](tsr_buffer weights) {
+    const tsr_tensor inputs[] = {tensor(bx, TSR_DTYPE_F32, {1, k}), tensor(weights, TSR_DTYPE_Q4_K, {m, k})};
+    const tsr_tensor out = tensor(bo, TSR_DTYPE_F32, {1, m});
+    const tsr_op_call call{TSR_OP_MATMUL, nullptr, 2, inputs, &out};
+    std::vector<float> result(m);
+    EXPECT_EQ(kernel->run(device_, &call), TSR_OK) << plugin_->last_error(device_);
+    EXPECT_EQ(plugin_->buffer_read(device_, bo, 0, result.data(), m * 4), TSR_OK);
+    return result;
+  };
+  ASSERT_EQ(plugin_->buffer_write(device_, bw, 0, qa.data(), qa.size()), TSR_OK);
+  const std::vector<float> with_a = decode(bw);
+  ASSERT_EQ(plugin_->buffer_write(device_, bw, 0, qb.data(), qb.size()), TSR_OK);
+  const std::vector<float> rewritten = decode(bw);
+  ASSERT_EQ(plugin_->buffer_write(device_, fresh, 0, qb.data(), qb.size()), TSR_OK);
+  const std::vector<float> with_b = decode(fresh);
+  EXPECT_EQ(rewritten, with_b);
+  EXPECT_NE(rewritten, with_a);
 }
 
 TEST_F(CpuPlugin, KernelErrorComesBackAsStatusAndLastError) {

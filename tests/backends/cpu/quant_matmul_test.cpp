@@ -21,11 +21,14 @@
 #include <tessera/kit/tensor_info.h>
 
 #include "backends/cpu/amx_support.h"
+#include "backends/cpu/buffer.h"
 #include "backends/cpu/device.h"
 #include "backends/cpu/isa.h"
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/matmul_quant.h"
+#include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/repacked_weights.h"
 #include "host_tensor.h"
 
 namespace tessera::cpu::test {
@@ -171,6 +174,27 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
       break;
   }
   EXPECT_EQ(quant_prefill_path(), want) << "kernels " << isa_choice() << ", AMX " << amx_status();
+}
+
+// Q4_K decode makes the eight-row copy of its weight once (the rows of whole groups, not
+// the tail) and keeps it with the buffer, where the avx2 and avx512 kernels run and
+// TESSERA_CPU_DECODE_REPACK is not "off"; prefill makes none.
+TEST(Q4KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
+  const int64_t m = 19, k = 512;
+  const HostTensor w = HostTensor::from_f32(TSR_DTYPE_Q4_K, {m, k}, random_values(static_cast<size_t>(m * k), 41));
+  const HostTensor x1 = HostTensor::f32({1, k}, random_values(static_cast<size_t>(k), 42));
+  const HostTensor x9 = HostTensor::f32({9, k}, random_values(static_cast<size_t>(9 * k), 43));
+  CpuDevice device(2);
+  HostTensor out9(TSR_DTYPE_F32, {9, m}), out1(TSR_DTYPE_F32, {1, m});
+  RepackedWeights& copies = w.desc().buffer->repacked;
+  ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x9, &w}, out9), TSR_OK) << device.last_error();
+  EXPECT_EQ(copies.count(), 0u);
+  const bool kept = isa_in_use() != CpuIsa::kPortable && decode_repack_enabled();
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x1, &w}, out1), TSR_OK) << device.last_error();
+    EXPECT_EQ(copies.count(), kept ? 1u : 0u);
+    EXPECT_EQ(copies.bytes(), kept ? 2 * 2 * sizeof(Q4KRows8) : 0u);  // two groups, two super-blocks
+  }
 }
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};

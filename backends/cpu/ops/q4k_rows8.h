@@ -1,0 +1,30 @@
+// Q4_K weights regrouped for decode: eight rows per group, and per group and super-block
+// the eight rows' d and dmin, their chunk scales and mins unpacked, and their 4-bit levels
+// interleaved four bytes at a time. One 32-byte load then holds the same four bytes of
+// eight rows, and one vpdpbusd against four broadcast x values gives eight rows' partial
+// dots with lane r = row r: no per-row lane sums and no per-row scale shuffles, which kept
+// the GGUF-layout kernel below the memory bandwidth on some processors. Made once per
+// weight from its GGUF bytes (repacked_weights.h); the rows after the last whole group
+// are read in the GGUF layout.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::cpu {
+
+// A Q4_K super-block: d, dmin (f16), 12 bytes of scales and mins, 128 bytes of levels;
+// its 32 bytes at 16 + 32 p hold chunk 2p in the low nibbles, chunk 2p + 1 in the high.
+struct Q4KRows8 {
+  uint16_t d[8], dmin[8];  // f16; row r in [r]
+  uint8_t scales[8][8];    // [chunk][row], 6 bits
+  int16_t mins[4][8][2];   // [chunk pair p][row]: the mins of chunks 2p and 2p + 1
+  uint8_t qs[4][8][8][4];  // [chunk pair p][word j][row]: bytes 4j .. 4j + 3 of the pair's 32
+};
+static_assert(sizeof(Q4KRows8) == 1248);
+
+// Groups [g_begin, g_end) of eight rows of a Q4_K matrix (rows at w + r * row_bytes,
+// `blocks` super-blocks each) into out[(g - g_begin) * blocks + b].
+void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q4KRows8* out);
+
+}  // namespace tessera::cpu

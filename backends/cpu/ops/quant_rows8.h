@@ -1,0 +1,94 @@
+// Decode MATMUL for Q4_K weights regrouped eight rows at a time (q4k_rows8.h). Per group
+// and super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word
+// of eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet
+// four broadcast x values in one vpdpbusd, lane r = row r. Per chunk, the eight rows'
+// sums are scaled by their eight scales in one multiply:
+//   isum_r = sum_c scale_{r,c} * sum_i level_{r,i} q_i,   imin_r = sum_c min_{r,c} * sum_c(x)
+// These integers equal those of dot_8rows_k (matmul_quant.cpp), and the float operations
+// per super-block are the same, in the same order, so the outputs are equal bit for bit.
+// Include only from matmul_quant.cpp.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/quant_activations.h"
+
+#if TESSERA_CPU_AVX2
+namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8 {
+
+// acc + the sums of four products of unsigned bytes u (at most 15 here: no saturation
+// in the AVX2 form) and signed bytes s, per int32 lane.
+inline __m256i dot_add(__m256i acc, __m256i u, __m256i s) {
+#if TESSERA_CPU_AVX512
+  return _mm256_dpbusd_epi32(acc, u, s);
+#else
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+#endif
+}
+
+inline __m256i broadcast_word(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm256_set1_epi32(v);
+}
+
+// The x sums of chunks 2p and 2p + 1 as two int16 in one int32 (|sum| <= 32 * 128).
+inline int32_t chunk_pair_sums(const Q8KBlock& xb, int p) {
+  const auto lo = static_cast<uint16_t>(xb.sums[4 * p] + xb.sums[4 * p + 1]);
+  const auto hi = static_cast<uint16_t>(xb.sums[4 * p + 2] + xb.sums[4 * p + 3]);
+  return static_cast<int32_t>(lo | static_cast<uint32_t>(hi) << 16);
+}
+
+// out[i * ldo + r] for NX rows of x against the eight rows of one group (`blocks`
+// super-blocks at g).
+template <int NX>
+void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, int64_t blocks, float* out, int64_t ldo) {
+  __m256 acc[NX], summ[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const Q4KRows8& s = g[b];
+    // The group is one stream; ask for the super-block after next.
+    const char* ahead = reinterpret_cast<const char*>(&s + 2);
+    for (int line = 0; line < static_cast<int>(sizeof(Q4KRows8)); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
+    __m256i isum[NX];
+    for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
+    for (int p = 0; p < 4; ++p) {
+      __m256i low[NX], high[NX];
+      for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm256_setzero_si256();
+      for (int j = 0; j < 8; ++j) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.qs[p][j]));
+        const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+        for (int i = 0; i < NX; ++i) {
+          const int8_t* xq = x[i][b].q + 64 * p + 4 * j;
+          low[i] = dot_add(low[i], ql, broadcast_word(xq));
+          high[i] = dot_add(high[i], qh, broadcast_word(xq + 32));
+        }
+      }
+      const __m256i sl = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.scales[2 * p])));
+      const __m256i sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.scales[2 * p + 1])));
+      for (int i = 0; i < NX; ++i) {
+        isum[i] = _mm256_add_epi32(isum[i], _mm256_add_epi32(_mm256_mullo_epi32(low[i], sl), _mm256_mullo_epi32(high[i], sh)));
+      }
+    }
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
+    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.dmin)));
+    for (int i = 0; i < NX; ++i) {
+      const Q8KBlock& xb = x[i][b];
+      __m256i imin = _mm256_setzero_si256();
+      for (int p = 0; p < 4; ++p) {
+        const __m256i mins = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.mins[p]));
+        imin = _mm256_add_epi32(imin, _mm256_madd_epi16(mins, _mm256_set1_epi32(chunk_pair_sums(xb, p))));
+      }
+      const __m256 dx = _mm256_set1_ps(xb.d);
+      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[i]), _mm256_mul_ps(dw, dx), acc[i]);
+      summ[i] = _mm256_fnmadd_ps(_mm256_mul_ps(dmin, dx), _mm256_cvtepi32_ps(imin), summ[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, _mm256_add_ps(acc[i], summ[i]));
+}
+
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8
+#endif
