@@ -10,7 +10,7 @@ namespace tessera::cpu {
 bool decode_repack_enabled() {
   static const bool enabled = [] {
     const char* env = std::getenv("TESSERA_CPU_DECODE_REPACK");
-    return env == nullptr || std::string_view(env) != "off";
+    return env != nullptr && std::string_view(env) == "on";
   }();
   return enabled;
 }

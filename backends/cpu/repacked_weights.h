@@ -2,7 +2,9 @@
 // buffer that holds the weights: made at a weight's first decode, freed with the buffer,
 // dropped when the buffer is written. The original bytes (an mmapped file) are left as
 // they are, and prefill keeps reading them, so a repacked weight costs its size again in
-// memory; TESSERA_CPU_DECODE_REPACK=off decodes from the original bytes instead.
+// memory. Opt-in (TESSERA_CPU_DECODE_REPACK=on): measured on an AMD EPYC (Zen 4) with 2
+// threads, the Q4_K kernel's compute rate rose from 33 to 59 G weights/s per thread, but
+// TinyLlama-shaped q4_k_m decode stayed at 41 tok/s, bound by memory either way.
 #pragma once
 
 #include <cstddef>
@@ -17,8 +19,8 @@
 
 namespace tessera::cpu {
 
-// Whether decode may use repacked copies: TESSERA_CPU_DECODE_REPACK=off says no (read
-// once per process).
+// Whether decode uses repacked copies: TESSERA_CPU_DECODE_REPACK=on says yes (read once
+// per process).
 bool decode_repack_enabled();
 
 class RepackedWeights {

@@ -597,8 +597,8 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
 
 // Q4_K decode from the weight's eight-row copy (q4k_rows8.h), made at its first decode
 // and kept with its buffer; false, having done nothing, where there is no such copy (no
-// buffer: an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK=off; no
-// memory for it).
+// buffer: an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK not "on";
+// no memory for it).
 bool decode_q4k_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8KBlock>& qx) {
   const int64_t groups = a.m / 8, blocks = qx.per_row;
   if (a.w_buffer == nullptr || groups == 0 || !decode_repack_enabled()) return false;

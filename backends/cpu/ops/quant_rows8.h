@@ -28,6 +28,10 @@ inline __m256i dot_add(__m256i acc, __m256i u, __m256i s) {
 #endif
 }
 
+// How far ahead of the super-block being dotted decode asks for the group's bytes (a
+// shorter distance left the stream short of memory bandwidth).
+constexpr int kAheadBlocks = 8;
+
 inline __m256i broadcast_word(const int8_t* p) {
   int32_t v;
   std::memcpy(&v, p, 4);
@@ -50,8 +54,8 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, int64_t blocks, float*
   const __m256i nibble = _mm256_set1_epi8(0x0F);
   for (int64_t b = 0; b < blocks; ++b) {
     const Q4KRows8& s = g[b];
-    // The group is one stream; ask for the super-block after next.
-    const char* ahead = reinterpret_cast<const char*>(&s + 2);
+    // The groups of a thread's share are one stream: ask for it well ahead.
+    const char* ahead = reinterpret_cast<const char*>(&s + kAheadBlocks);
     for (int line = 0; line < static_cast<int>(sizeof(Q4KRows8)); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
     __m256i isum[NX];
     for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();

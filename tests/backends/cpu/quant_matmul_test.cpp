@@ -178,7 +178,7 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
 
 // Q4_K decode makes the eight-row copy of its weight once (the rows of whole groups, not
 // the tail) and keeps it with the buffer, where the avx2 and avx512 kernels run and
-// TESSERA_CPU_DECODE_REPACK is not "off"; prefill makes none.
+// TESSERA_CPU_DECODE_REPACK is "on"; prefill makes none, nor decode otherwise.
 TEST(Q4KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
   const int64_t m = 19, k = 512;
   const HostTensor w = HostTensor::from_f32(TSR_DTYPE_Q4_K, {m, k}, random_values(static_cast<size_t>(m * k), 41));
@@ -189,6 +189,8 @@ TEST(Q4KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
   RepackedWeights& copies = w.desc().buffer->repacked;
   ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x9, &w}, out9), TSR_OK) << device.last_error();
   EXPECT_EQ(copies.count(), 0u);
+  const char* env = std::getenv("TESSERA_CPU_DECODE_REPACK");
+  ASSERT_EQ(decode_repack_enabled(), env != nullptr && std::string(env) == "on");
   const bool kept = isa_in_use() != CpuIsa::kPortable && decode_repack_enabled();
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x1, &w}, out1), TSR_OK) << device.last_error();
