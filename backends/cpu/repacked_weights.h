@@ -13,7 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
+#include <utility>
 
 #include <tessera/plugin_abi.h>
 
