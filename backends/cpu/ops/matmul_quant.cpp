@@ -29,6 +29,7 @@
 #include "backends/cpu/repacked_weights.h"
 
 #include "backends/cpu/isa_target.h"
+#include "backends/cpu/ops/byte_dot.h"
 #include "backends/cpu/ops/quant_amx.h"
 #include "backends/cpu/ops/quant_groups.h"
 #include "backends/cpu/ops/quant_panel.h"
@@ -71,21 +72,6 @@ PrefillPath prefill_path() {
 }
 
 #if TESSERA_CPU_AVX2
-
-// 8 int32 sums of 4 products each: lanes 0..3 cover bytes 0..15, lanes 4..7 bytes 16..31.
-template <bool Signed>
-inline __m256i dot_bytes(__m256i levels, __m256i xq) {
-  __m256i u = levels, s = xq;
-  if constexpr (Signed) {  // the unsigned x signed instructions: move the sign onto x
-    u = _mm256_sign_epi8(levels, levels);
-    s = _mm256_sign_epi8(xq, levels);
-  }
-#if TESSERA_CPU_AVX512
-  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
-#else
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
-#endif
-}
 
 inline float hsum(__m256 v) { return simd::hsum({v}); }
 
@@ -210,8 +196,7 @@ inline __m256i nibble_sums8(const uint8_t* qs, int64_t row_bytes, const Q8Block&
     const __m256i raw = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(qs + (p + 4) * row_bytes),
                                             reinterpret_cast<const __m128i*>(qs + p * row_bytes));
     const __m256i low = _mm256_and_si256(raw, mask), high = _mm256_and_si256(_mm256_srli_epi16(raw, 4), mask);
-    t[p] = dot_bytes<false>(high, high_x);
-    t[p] = _mm256_add_epi32(t[p], dot_bytes<false>(low, low_x));
+    t[p] = dot_bytes_add<false>(dot_bytes<false>(high, high_x), low, low_x);
   }
   // t[p]: lanes 0..3 row p, 4..7 row p + 4.
   return _mm256_hadd_epi32(_mm256_hadd_epi32(t[0], t[1]), _mm256_hadd_epi32(t[2], t[3]));
@@ -614,14 +599,22 @@ bool decode_q4k_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows
       }));
   if (packed == nullptr) return false;
   const Q8KBlock* x[kTileX];
-  for (int64_t i = 0; i < a.n; ++i) x[i] = qx.row(i);
+  std::vector<int32_t> sums(static_cast<size_t>(a.n * blocks * 4));
+  const int32_t* pair_sums[kTileX];
+  for (int64_t i = 0; i < a.n; ++i) {
+    x[i] = qx.row(i);
+    rows8::chunk_pair_sums(x[i], blocks, sums.data() + i * blocks * 4);
+    pair_sums[i] = sums.data() + i * blocks * 4;
+  }
   float* out = a.out.as<float>();
   const int nx = static_cast<int>(a.n);
   // One contiguous share of the groups per thread, as in run_rows.
   const int64_t grain = (groups + pool.size() - 1) / pool.size();
   pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
     for (int64_t g = b; g < e; ++g) {
-      with_tile(nx, [&]<int NX>() { rows8::dot_q4k<NX>(packed + g * blocks, x, blocks, out + 8 * g, a.m); });
+      with_tile(nx, [&]<int NX>() {
+        rows8::dot_q4k<NX>(packed + g * blocks, x, pair_sums, blocks, out + 8 * g, a.m);
+      });
     }
   });
   for (int64_t m = 8 * groups; m < a.m; ++m) {

@@ -12,21 +12,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backends/cpu/ops/byte_dot.h"
 #include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
 
 #if TESSERA_CPU_AVX2
 namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8 {
-
-// acc + the sums of four products of unsigned bytes u (at most 15 here: no saturation
-// in the AVX2 form) and signed bytes s, per int32 lane.
-inline __m256i dot_add(__m256i acc, __m256i u, __m256i s) {
-#if TESSERA_CPU_AVX512
-  return _mm256_dpbusd_epi32(acc, u, s);
-#else
-  return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
-#endif
-}
 
 // How far ahead of the super-block being dotted decode asks for the group's bytes (a
 // shorter distance left the stream short of memory bandwidth).
@@ -38,17 +29,24 @@ inline __m256i broadcast_word(const int8_t* p) {
   return _mm256_set1_epi32(v);
 }
 
-// The x sums of chunks 2p and 2p + 1 as two int16 in one int32 (|sum| <= 32 * 128).
-inline int32_t chunk_pair_sums(const Q8KBlock& xb, int p) {
-  const auto lo = static_cast<uint16_t>(xb.sums[4 * p] + xb.sums[4 * p + 1]);
-  const auto hi = static_cast<uint16_t>(xb.sums[4 * p + 2] + xb.sums[4 * p + 3]);
-  return static_cast<int32_t>(lo | static_cast<uint32_t>(hi) << 16);
+// The x sums of chunks 2p and 2p + 1 as two int16 in one int32 (|sum| <= 32 * 128), per
+// chunk pair p of each of a row's super-blocks: out[4 b + p]. They depend on x only, so
+// decode forms them once per step, not once per group of eight rows.
+inline void chunk_pair_sums(const Q8KBlock* x, int64_t blocks, int32_t* out) {
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (int p = 0; p < 4; ++p) {
+      const auto lo = static_cast<uint16_t>(x[b].sums[4 * p] + x[b].sums[4 * p + 1]);
+      const auto hi = static_cast<uint16_t>(x[b].sums[4 * p + 2] + x[b].sums[4 * p + 3]);
+      out[4 * b + p] = static_cast<int32_t>(lo | static_cast<uint32_t>(hi) << 16);
+    }
+  }
 }
 
 // out[i * ldo + r] for NX rows of x against the eight rows of one group (`blocks`
-// super-blocks at g).
+// super-blocks at g); pair_sums[i] from chunk_pair_sums of x[i].
 template <int NX>
-void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, int64_t blocks, float* out, int64_t ldo) {
+void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks,
+             float* out, int64_t ldo) {
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
   const __m256i nibble = _mm256_set1_epi8(0x0F);
@@ -67,8 +65,8 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, int64_t blocks, float*
         const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
         for (int i = 0; i < NX; ++i) {
           const int8_t* xq = x[i][b].q + 64 * p + 4 * j;
-          low[i] = dot_add(low[i], ql, broadcast_word(xq));
-          high[i] = dot_add(high[i], qh, broadcast_word(xq + 32));
+          low[i] = dot_bytes_add<false>(low[i], ql, broadcast_word(xq));
+          high[i] = dot_bytes_add<false>(high[i], qh, broadcast_word(xq + 32));
         }
       }
       const __m256i sl = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.scales[2 * p])));
@@ -84,7 +82,7 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, int64_t blocks, float*
       __m256i imin = _mm256_setzero_si256();
       for (int p = 0; p < 4; ++p) {
         const __m256i mins = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.mins[p]));
-        imin = _mm256_add_epi32(imin, _mm256_madd_epi16(mins, _mm256_set1_epi32(chunk_pair_sums(xb, p))));
+        imin = _mm256_add_epi32(imin, _mm256_madd_epi16(mins, _mm256_set1_epi32(pair_sums[i][4 * b + p])));
       }
       const __m256 dx = _mm256_set1_ps(xb.d);
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[i]), _mm256_mul_ps(dw, dx), acc[i]);
