@@ -1,7 +1,9 @@
 // Reading fields out of the CLI's --json lines in tests, without a JSON library.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,14 @@ inline std::string json_text(const std::string& json, const std::string& field) 
   if (at == std::string::npos) return "";
   const size_t begin = at + key.size();
   return json.substr(begin, json.find('"', begin) - begin);
+}
+
+// The value of a JSON number field such as "decode_tokens_per_s":12.5; NaN if absent.
+inline double json_number(const std::string& json, const std::string& field) {
+  const std::string key = "\"" + field + "\":";
+  const size_t at = json.find(key);
+  if (at == std::string::npos) return std::nan("");
+  return std::strtod(json.c_str() + at + key.size(), nullptr);
 }
 
 }  // namespace tessera::test

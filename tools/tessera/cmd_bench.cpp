@@ -288,7 +288,7 @@ int run_bench(const Args& args) {
   }
 
   const uint64_t bytes_per_token = weight_bytes_per_token(rt.model->compiled().graph, rt.model->weights());
-  const double bandwidth = f.no_bandwidth ? 0.0 : measure_read_bandwidth(uint64_t{1} << 30, 0, 3);
+  const double bandwidth = f.no_bandwidth ? 0.0 : measure_read_bandwidth(uint64_t{1} << 30, 0, 5);
   const double bound = bandwidth > 0 ? bandwidth / static_cast<double>(bytes_per_token) : 0.0;
   const double prefill = median(prefill_tps);
   const double decode = decode_tps.empty() ? 0.0 : median(decode_tps);

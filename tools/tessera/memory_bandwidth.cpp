@@ -3,33 +3,82 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace tessera::cli {
 namespace {
 
-constexpr size_t kStreams = 4;  // sequential streams per thread
+constexpr size_t kHugePage = size_t{1} << 21;
 
-// Sums n words read as kStreams quarters side by side, 8 independent lanes each so the
-// compiler vectorises the loop: several streams per thread keep more DRAM reads in
-// flight than one (as the decode kernels read), so the bound is what the memory can give.
+// Sums n words in one sequential stream, 8 independent lanes so the loop vectorises. One
+// stream per thread with no software prefetch left the hardware prefetchers the most
+// room: measured on a 2-core Zen 4, 53-55 GB/s against 43-46 for four streams per thread
+// and 26 for the four-stream loop this replaced, whose figure was below what decode
+// itself then read.
 uint64_t sum_words(const uint64_t* p, size_t n) {
-  const size_t part = n / kStreams / 8 * 8;
-  uint64_t acc[kStreams][8] = {};
-  for (size_t i = 0; i < part; i += 8) {
-    for (size_t s = 0; s < kStreams; ++s) {
-      for (int k = 0; k < 8; ++k) acc[s][k] += p[s * part + i + static_cast<size_t>(k)];
-    }
+  uint64_t acc[8] = {};
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (size_t k = 0; k < 8; ++k) acc[k] += p[i + k];
   }
   uint64_t total = 0;
-  for (size_t i = kStreams * part; i < n; ++i) total += p[i];
-  for (const auto& lanes : acc) {
-    for (uint64_t a : lanes) total += a;
-  }
+  for (; i < n; ++i) total += p[i];
+  for (uint64_t a : acc) total += a;
   return total;
+}
+
+#if defined(__x86_64__)
+// The same with 32-byte loads where the processor has AVX2 (the build may target plain
+// x86-64, whose 16-byte loads do not saturate the memory of a modern core).
+__attribute__((target("avx2"))) uint64_t sum_words_avx2(const uint64_t* p, size_t n) {
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_add_epi64(a0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)));
+    a1 = _mm256_add_epi64(a1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 4)));
+    a2 = _mm256_add_epi64(a2, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 8)));
+    a3 = _mm256_add_epi64(a3, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 12)));
+  }
+  alignas(32) uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3)));
+  uint64_t total = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  for (; i < n; ++i) total += p[i];
+  return total;
+}
+#endif
+
+uint64_t sum_stream(const uint64_t* p, size_t n) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return sum_words_avx2(p, n);
+#endif
+  return sum_words(p, n);
+}
+
+struct FreeBuffer {
+  void operator()(uint64_t* p) const { std::free(p); }
+};
+
+// Runs body(t, begin, end) on `threads` threads, thread t over its share of n words.
+template <class Body>
+void over_shares(int threads, size_t n, Body&& body) {
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    const size_t begin = n * static_cast<size_t>(t) / static_cast<size_t>(threads);
+    const size_t end = n * static_cast<size_t>(t + 1) / static_cast<size_t>(threads);
+    pool.emplace_back([&body, t, begin, end] { body(t, begin, end); });
+  }
+  for (auto& th : pool) th.join();
 }
 
 }  // namespace
@@ -37,23 +86,25 @@ uint64_t sum_words(const uint64_t* p, size_t n) {
 double measure_read_bandwidth(uint64_t bytes, int threads, int repeats) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const size_t words = static_cast<size_t>(bytes / sizeof(uint64_t));
-  std::unique_ptr<uint64_t[]> data(new uint64_t[words]);
-  // Touch every page from the threads that will read it, so no page faults are timed.
-  for (size_t i = 0; i < words; ++i) data[i] = i;
+  const size_t size = (words * sizeof(uint64_t) + kHugePage - 1) / kHugePage * kHugePage;
+  std::unique_ptr<uint64_t[], FreeBuffer> data(static_cast<uint64_t*>(std::aligned_alloc(kHugePage, size)));
+  if (!data) return 0.0;
+#if defined(__linux__)
+  // Huge pages where the kernel gives them on request: with 4 KiB pages the streams also
+  // wait on page walks, and the figure is the memory's, not the TLB's.
+  madvise(data.get(), size, MADV_HUGEPAGE);
+#endif
+  // Every page touched by the thread that will read it (its NUMA node), so no page fault
+  // is timed.
+  over_shares(threads, words, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) data[i] = i;
+  });
 
   std::atomic<uint64_t> sink{0};
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        const size_t begin = words * static_cast<size_t>(t) / static_cast<size_t>(threads);
-        const size_t end = words * static_cast<size_t>(t + 1) / static_cast<size_t>(threads);
-        sink += sum_words(data.get() + begin, end - begin);
-      });
-    }
-    for (auto& th : pool) th.join();
+    over_shares(threads, words, [&](int, size_t begin, size_t end) { sink += sum_stream(data.get() + begin, end - begin); });
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, static_cast<double>(words * sizeof(uint64_t)) / s);
   }
