@@ -97,7 +97,7 @@ std::string find_architecture(const std::string& arch, const std::vector<ModelDi
 }
 
 std::unique_ptr<Model> load_model(const ModelSpec& spec) {
-  std::unique_ptr<WeightFile> weights = open_weight_file(spec.weights_path, spec.tokenizer_path);
+  std::unique_ptr<WeightFile> weights = open_weight_file(spec.weights_path, spec.tokenizer_path, spec.weights_residency);
   std::string arch_path = spec.arch_path, arch_reason = "given with --arch";
   if (arch_path.empty()) {
     const std::string key = architecture_key(*weights);

@@ -12,6 +12,7 @@
 #include "core/engine/model.h"
 #include "core/ops/custom_op.h"
 #include "core/tensor/dtype.h"
+#include "core/util/mapped_file.h"
 
 namespace tessera::dsl {
 
@@ -30,6 +31,7 @@ struct ModelSpec {
   std::vector<ModelDir> model_dirs;  // where architectures are looked up, in order
   std::map<std::string, std::string> overrides;  // --set name=value
   DType kv_dtype = DType::F32;
+  FileResidency weights_residency = FileResidency::kMapped;  // how a GGUF or llama2.c file is held
   // The ops the loaded plugins declare (PluginHost::op_catalog()), for definitions that
   // call them; must outlive load_model. nullptr: none.
   const CustomOpCatalog* plugin_ops = nullptr;

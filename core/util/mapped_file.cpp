@@ -1,4 +1,4 @@
-// Read-only mmap of a whole file; see mapped_file.h.
+// A whole file read-only in memory, mapped or read; see mapped_file.h.
 #include "core/util/mapped_file.h"
 
 #include <fcntl.h>
@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -28,9 +30,12 @@ struct FdGuard {
   }
 };
 
+constexpr size_t kHugePage = size_t{1} << 21;
+constexpr size_t kReadChunk = size_t{1} << 26;  // bytes per pread: a few syscalls per GB
+
 }  // namespace
 
-MappedFile::MappedFile(const std::string& path) : path_(path) {
+MappedFile::MappedFile(const std::string& path, FileResidency residency) : path_(path), residency_(residency) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, forever.
   FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (guard.fd < 0) throw_errno(path, "open", errno);
@@ -46,9 +51,50 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   size_ = static_cast<uint64_t>(st.st_size);
   if (size_ == 0) return;  // mmap refuses length 0; an empty mapping is just empty
 
+  if (residency == FileResidency::kInMemory) {
+    read_into_memory(guard.fd);
+    return;
+  }
   void* mapped = ::mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_PRIVATE, guard.fd, 0);
   if (mapped == MAP_FAILED) throw_errno(path, "mmap " + std::to_string(size_) + " bytes", errno);
   data_ = static_cast<const uint8_t*>(mapped);
+  region_ = mapped;
+  region_bytes_ = static_cast<size_t>(size_);
+}
+
+// Anonymous memory starting on a 2 MiB boundary (one huge page more is reserved to find
+// it), asked for huge pages, filled with pread and then made read-only like a mapping.
+void MappedFile::read_into_memory(int fd) {
+  const size_t bytes = static_cast<size_t>(size_);
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* region = ::mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) throw_errno(path_, "reserve " + std::to_string(rounded) + " bytes of memory for it", errno);
+  region_ = region;
+  region_bytes_ = rounded + kHugePage;
+  auto* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(region) + kHugePage - 1) & ~(kHugePage - 1));
+#if defined(MADV_HUGEPAGE)
+  ::madvise(base, rounded, MADV_HUGEPAGE);  // a request: without it the kernel gives 4 KiB pages
+#endif
+  uint64_t done = 0;
+  while (done < size_) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(size_ - done, kReadChunk));
+    const ssize_t got = ::pread(fd, base + done, want, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int err = errno;
+      unmap();
+      throw_errno(path_, "read bytes " + std::to_string(done) + ".." + std::to_string(done + want), err);
+    }
+    if (got == 0) {
+      const uint64_t expected = size_;
+      unmap();
+      throw Error(path_ + ": cannot read: the file ended at byte " + std::to_string(done) + " of " +
+                  std::to_string(expected) + " (it shrank while being read)");
+    }
+    done += static_cast<uint64_t>(got);
+  }
+  ::mprotect(base, rounded, PROT_READ);  // weights are read-only, as when mapped
+  data_ = base;
 }
 
 MappedFile::~MappedFile() { unmap(); }
@@ -56,7 +102,10 @@ MappedFile::~MappedFile() { unmap(); }
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : path_(std::move(other.path_)),
       data_(std::exchange(other.data_, nullptr)),
-      size_(std::exchange(other.size_, 0)) {}
+      size_(std::exchange(other.size_, 0)),
+      residency_(other.residency_),
+      region_(std::exchange(other.region_, nullptr)),
+      region_bytes_(std::exchange(other.region_bytes_, 0)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
@@ -64,12 +113,17 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     path_ = std::move(other.path_);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    residency_ = other.residency_;
+    region_ = std::exchange(other.region_, nullptr);
+    region_bytes_ = std::exchange(other.region_bytes_, 0);
   }
   return *this;
 }
 
 void MappedFile::unmap() noexcept {
-  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), static_cast<size_t>(size_));
+  if (region_ != nullptr) ::munmap(region_, region_bytes_);
+  region_ = nullptr;
+  region_bytes_ = 0;
   data_ = nullptr;
   size_ = 0;
 }

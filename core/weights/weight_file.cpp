@@ -175,20 +175,23 @@ const TensorView* WeightFile::find_tensor(const std::string& name) const {
   return it == stacks_.end() ? nullptr : &it->second.view;
 }
 
-std::unique_ptr<WeightFile> open_weight_file(const std::string& path,
-                                             const std::string& tokenizer_path) {
+std::unique_ptr<WeightFile> open_weight_file(const std::string& path, const std::string& tokenizer_path,
+                                             FileResidency residency) {
   if (std::filesystem::is_directory(path)) return HfFolder::open(path);
   if (names_a_folder_file(path) && std::filesystem::exists(path)) {
     return HfFolder::open(folder_of(path));
   }
 
+  // Mapped first to learn the format (cheap); read into memory only once it is one read
+  // as a single file.
   MappedFile file(path);
-  if (GgufFile::has_magic(file.bytes())) return GgufFile::open(std::move(file));
+  const auto held = [&] { return residency == FileResidency::kMapped ? std::move(file) : MappedFile(path, residency); };
+  if (GgufFile::has_magic(file.bytes())) return GgufFile::open(held());
   if (SafetensorsFile::has_signature(file.bytes())) return HfFolder::open(folder_of(path));
 
   Llama2cConfig config;
   const std::string llama2c_problem = read_llama2c_header(file.bytes(), &config);
-  if (llama2c_problem.empty()) return Llama2cFile::open(std::move(file), tokenizer_path);
+  if (llama2c_problem.empty()) return Llama2cFile::open(held(), tokenizer_path);
 
   const std::string not_any = path + ": " + kNotAnyFormat;
   if (file.size() == 0) throw Error(not_any + " (the file is empty)");

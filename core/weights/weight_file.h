@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/tensor/dtype.h"
+#include "core/util/mapped_file.h"
 
 namespace tessera {
 
@@ -97,8 +98,10 @@ class WeightFile {
 // model.safetensors.index.json or a .safetensors file in it (by name or by its
 // header), opens the Hugging Face model folder (HfFolder) of that directory.
 // `tokenizer_path` is the llama2.c tokenizer (tok512.bin) and is ignored for the
-// other formats. Throws tessera::Error naming the file.
-std::unique_ptr<WeightFile> open_weight_file(const std::string& path,
-                                             const std::string& tokenizer_path = "");
+// other formats. `residency` says how a single file (GGUF, llama2.c) is held
+// (mapped_file.h); a model folder's files are always mapped. Throws tessera::Error
+// naming the file.
+std::unique_ptr<WeightFile> open_weight_file(const std::string& path, const std::string& tokenizer_path = "",
+                                             FileResidency residency = FileResidency::kMapped);
 
 }  // namespace tessera

@@ -14,6 +14,7 @@
 #include "dsl/model_loader.h"
 #include "core/weights/weight_check.h"
 #include "tools/tessera/coverage_report.h"
+#include "tools/tessera/weights_residency.h"
 
 namespace tessera::cli {
 
@@ -40,7 +41,12 @@ void RuntimeOptions::add_to(OptionTable& t) {
       .flag("--strict", "refuse a definition that leaves tensors of the weights file unused, or metadata that "
             "changes the computation unread, instead of warning", &strict)
       .flag("--check-weights", "read every weight once before running and refuse a file with a NaN or an "
-            "infinity, naming the tensor and element (tessera check does it by default)", &check_weights);
+            "infinity, naming the tensor and element (tessera check does it by default)", &check_weights)
+      .flag("--mmap", "map the weights file (paged in on demand, no private memory) even when the model runs "
+            "on the CPU backend", &mmap)
+      .flag("--no-mmap", "read a GGUF or llama2.c weights file into memory (2 MiB pages where the system "
+            "grants them) even on a GPU backend; default: read when the model runs on the CPU backend and the "
+            "file takes at most half the available memory, mapped otherwise", &no_mmap);
 }
 
 SessionOptions RuntimeOptions::session_options() const {
@@ -195,6 +201,10 @@ Runtime load_runtime(const RuntimeOptions& o) {
   spec.model_dirs = model_dirs();
   spec.overrides = parse_overrides(o.sets);
   spec.kv_dtype = kv_dtype;
+  ResidencyRequest residency{o.mmap, o.no_mmap, o.backend, 0, memory_available_bytes()};
+  std::error_code size_error;
+  if (std::filesystem::is_regular_file(o.model, size_error)) residency.file_bytes = std::filesystem::file_size(o.model, size_error);
+  spec.weights_residency = choose_weights_residency(residency);
   const CustomOpCatalog plugin_ops = rt.host->op_catalog();
   spec.plugin_ops = &plugin_ops;
   rt.model = dsl::load_model(spec);
@@ -209,8 +219,11 @@ Runtime load_runtime(const RuntimeOptions& o) {
   rt.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   const auto& info = rt.backend.device->info();
-  std::fprintf(stderr, "tessera: model %s (%s), definition %s (%s)\n", o.model.c_str(),
-               rt.model->weights().format().c_str(), rt.model->arch_path().c_str(), rt.model->arch_reason().c_str());
+  const std::string format = rt.model->weights().format();  // a model folder ("hf") is always mapped
+  const bool in_memory = spec.weights_residency == FileResidency::kInMemory && format != "hf" && residency.file_bytes > 0;
+  std::fprintf(stderr, "tessera: model %s (%s, %s), definition %s (%s)\n", o.model.c_str(),
+               format.c_str(), in_memory ? "read into memory" : "mapped",
+               rt.model->arch_path().c_str(), rt.model->arch_reason().c_str());
   std::fprintf(stderr, "tessera: backend %s (%s), loaded in %.0f ms\n", rt.backend.device->name().c_str(),
                info.description, rt.load_ms);
   return rt;

@@ -32,6 +32,8 @@ struct RuntimeOptions {
   int64_t kv_block = 16;
   bool strict = false;  // refuse a definition that leaves tensors or architectural metadata unread
   bool check_weights = false;  // read every weight once for NaN/Inf before running
+  bool mmap = false;     // map the weights file even on the CPU backend
+  bool no_mmap = false;  // read the weights file into memory on any backend
   std::vector<std::string> more_backends;  // backends a command moves to later (--swap-at): loaded up front
 
   void add_to(OptionTable& table);

@@ -2,6 +2,8 @@
 // bytes, and explains why a file is none of the formats.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "core/weights/weight_file.h"
 #include "core/weights/safetensors_writer.h"
 #include "safetensors_test_util.h"
@@ -22,6 +24,31 @@ TEST(OpenWeightFile, PlausibleHeaderOfExactSizeSelectsLlama2c) {
                                      test::testdata_path("stories260K/tok512.bin"));
   EXPECT_EQ(file->format(), "llama2c");
   EXPECT_EQ(file->find_meta("tokenizer.ggml.tokens")->as_array().size(), 512u);
+}
+
+// Every tensor's bytes of a file read into memory equal those of the same file mapped,
+// and they point outside the mapping's file bytes (into the memory read in).
+void expect_same_tensors(const WeightFile& mapped, const WeightFile& in_memory) {
+  ASSERT_EQ(mapped.tensors().size(), in_memory.tensors().size());
+  for (size_t i = 0; i < mapped.tensors().size(); ++i) {
+    const TensorView& a = mapped.tensors()[i];
+    const TensorView& b = in_memory.tensors()[i];
+    EXPECT_EQ(a.name, b.name);
+    ASSERT_EQ(a.n_bytes, b.n_bytes) << a.name;
+    EXPECT_NE(a.data, b.data) << a.name;
+    EXPECT_EQ(std::memcmp(a.data, b.data, static_cast<size_t>(a.n_bytes)), 0) << a.name;
+  }
+}
+
+TEST(OpenWeightFile, GgufReadIntoMemoryHasTheMappedFilesTensors) {
+  const std::string path = test::testdata_path("stories260K/stories260K.gguf");
+  expect_same_tensors(*open_weight_file(path), *open_weight_file(path, "", FileResidency::kInMemory));
+}
+
+TEST(OpenWeightFile, Llama2cReadIntoMemoryHasTheMappedFilesTensors) {
+  const std::string path = test::testdata_path("stories260K/stories260K.bin");
+  const std::string tokenizer = test::testdata_path("stories260K/tok512.bin");
+  expect_same_tensors(*open_weight_file(path, tokenizer), *open_weight_file(path, tokenizer, FileResidency::kInMemory));
 }
 
 TEST(OpenWeightFile, TextFileIsNeitherFormat) {
