@@ -48,6 +48,26 @@ TEST(Generate, GreedyFromLlama2cCheckpointMatchesTheGolden) {
   EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids);
 }
 
+// On the CPU backend a small weights file is read into memory by default; --mmap maps
+// it; both give the golden ids.
+TEST(Generate, WeightsReadIntoMemoryOrMappedGiveTheGoldenIds) {
+  const Golden g = load_golden();
+  for (const std::string flag : {"", " --mmap", " --no-mmap"}) {
+    const auto r = run_command(tessera("generate -m " + gguf() + flag + " -p " + shell_quote(g.prompt) +
+                                       " -n 64 --temp 0 --json"));
+    ASSERT_EQ(r.exit_code, 0) << flag << ": " << r.err;
+    EXPECT_EQ(json_ids(r.out, "generated_ids"), g.generated_ids) << flag;
+    const std::string held = flag == " --mmap" ? "(gguf, mapped)" : "(gguf, read into memory)";
+    EXPECT_NE(r.err.find(held), std::string::npos) << flag << ": " << r.err;
+  }
+}
+
+TEST(Generate, MmapAndNoMmapTogetherAreRefused) {
+  const auto r = run_command(tessera("generate -m " + gguf() + " --mmap --no-mmap -p x -n 1"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--mmap and --no-mmap contradict each other: pass one"), std::string::npos) << r.err;
+}
+
 TEST(Generate, SameSeedGivesTheSameSample) {
   const std::string cmd = tessera("generate -m " + gguf() + " -p 'Once upon a time' -n 24 --temp 1 --seed 42 --json");
   const auto a = run_command(cmd);
@@ -210,6 +230,17 @@ TEST(Bench, JsonReportsPrefillAndDecodeSpeed) {
   EXPECT_NE(r.out.find("\"decode_tokens\":4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"decode_tokens_per_s\":"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"weight_bytes_per_token\":"), std::string::npos) << r.out;
+}
+
+// The read bandwidth (a streaming read of 1 GiB) and the decode bound it implies are
+// reported: more than 100 MB/s on any machine CI runs on, and bound = bandwidth / bytes.
+TEST(Bench, JsonReportsTheMeasuredReadBandwidthAndDecodeBound) {
+  const auto r = run_command(tessera("bench -m " + gguf() + " -p 8 -n 2 -r 1 --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double bandwidth = json_number(r.out, "read_bandwidth_bytes_per_s");
+  const double bytes = json_number(r.out, "weight_bytes_per_token");
+  EXPECT_GT(bandwidth, 1e8) << r.out;
+  EXPECT_NEAR(json_number(r.out, "decode_bound_tokens_per_s"), bandwidth / bytes, 1e-3 * bandwidth / bytes) << r.out;
 }
 
 // A decode step reads k of E experts: the Mixtral-layout fixture (f32; d 32, 2 layers,
