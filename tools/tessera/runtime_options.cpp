@@ -42,11 +42,11 @@ void RuntimeOptions::add_to(OptionTable& t) {
             "changes the computation unread, instead of warning", &strict)
       .flag("--check-weights", "read every weight once before running and refuse a file with a NaN or an "
             "infinity, naming the tensor and element (tessera check does it by default)", &check_weights)
-      .flag("--mmap", "map the weights file (paged in on demand, no private memory) even when the model runs "
-            "on the CPU backend", &mmap)
+      .flag("--mmap", "map the weights file (paged in on demand, no private memory) even when the backend "
+            "reads the weights in host memory (cpu)", &mmap)
       .flag("--no-mmap", "read a GGUF or llama2.c weights file into memory (2 MiB pages where the system "
-            "grants them) even on a GPU backend; default: read when the model runs on the CPU backend and the "
-            "file takes at most half the available memory, mapped otherwise", &no_mmap);
+            "grants them) even for a GPU backend; default: read when the backend reads the weights in host "
+            "memory (cpu) and the file takes at most half the available memory, mapped otherwise", &no_mmap);
 }
 
 SessionOptions RuntimeOptions::session_options() const {
@@ -201,7 +201,8 @@ Runtime load_runtime(const RuntimeOptions& o) {
   spec.model_dirs = model_dirs();
   spec.overrides = parse_overrides(o.sets);
   spec.kv_dtype = kv_dtype;
-  ResidencyRequest residency{o.mmap, o.no_mmap, o.backend, 0, memory_available_bytes()};
+  ResidencyRequest residency{o.mmap, o.no_mmap, rt.backend.device->table().buffer_wrap_host != nullptr, 0,
+                             memory_available_bytes()};
   std::error_code size_error;
   if (std::filesystem::is_regular_file(o.model, size_error)) residency.file_bytes = std::filesystem::file_size(o.model, size_error);
   spec.weights_residency = choose_weights_residency(residency);

@@ -11,9 +11,8 @@ FileResidency choose_weights_residency(const ResidencyRequest& r) {
   if (r.mmap && r.no_mmap) throw UsageError{"--mmap and --no-mmap contradict each other: pass one"};
   if (r.mmap) return FileResidency::kMapped;
   if (r.no_mmap) return FileResidency::kInMemory;
-  const bool cpu = r.backend.substr(0, r.backend.find(':')) == "cpu";
   const bool fits = r.available_bytes > 0 && r.file_bytes <= r.available_bytes / 2;
-  return cpu && fits ? FileResidency::kInMemory : FileResidency::kMapped;
+  return r.reads_host_memory && fits ? FileResidency::kInMemory : FileResidency::kMapped;
 }
 
 uint64_t memory_available_bytes() {
