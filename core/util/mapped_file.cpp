@@ -32,7 +32,7 @@ struct FdGuard {
   }
 };
 
-constexpr size_t kHugePage = size_t{1} << 21;
+constexpr size_t kHugePage = HugePageMemory::kPageBytes;
 constexpr size_t kReadChunk = size_t{1} << 26;  // bytes per pread: a few syscalls per GB
 constexpr size_t kMaxReaders = 8;
 constexpr uint64_t kNoFailure = UINT64_MAX;
@@ -81,23 +81,17 @@ MappedFile::MappedFile(const std::string& path, FileResidency residency) : path_
   void* mapped = ::mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_PRIVATE, guard.fd, 0);
   if (mapped == MAP_FAILED) throw_errno(path, "mmap " + std::to_string(size_) + " bytes", errno);
   data_ = static_cast<const uint8_t*>(mapped);
-  region_ = mapped;
-  region_bytes_ = static_cast<size_t>(size_);
+  mapped_ = true;
 }
 
-// Anonymous memory starting on a 2 MiB boundary (one huge page more is reserved to find
-// it), asked for huge pages, filled with pread and then made read-only like a mapping.
+// Memory on huge pages (huge_page_memory.h), filled with pread and then made read-only
+// like a mapping.
 void MappedFile::read_into_memory(int fd) {
   const size_t bytes = static_cast<size_t>(size_);
-  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* region = ::mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) throw_errno(path_, "reserve " + std::to_string(rounded) + " bytes of memory for it", errno);
-  region_ = region;
-  region_bytes_ = rounded + kHugePage;
-  auto* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(region) + kHugePage - 1) & ~(kHugePage - 1));
-#if defined(MADV_HUGEPAGE)
-  ::madvise(base, rounded, MADV_HUGEPAGE);  // a request: without it the kernel gives 4 KiB pages
-#endif
+  HugePageMemory memory(bytes);
+  if (memory.data() == nullptr) throw_errno(path_, "reserve " + std::to_string(bytes) + " bytes of memory for it", errno);
+  uint8_t* base = memory.data();
+  const size_t rounded = memory.size();
   // Parts of whole huge pages read side by side: one thread copying and taking every page
   // fault alone read a 2.2 GB file in 0.5-4 s here, two in about 0.25 s.
   const size_t pages = rounded / kHugePage;
@@ -111,14 +105,13 @@ void MappedFile::read_into_memory(int fd) {
   for (std::thread& t : readers) t.join();
   for (const ReadFailure& f : failures) {
     if (f.at == kNoFailure) continue;
-    const uint64_t expected = size_;
-    unmap();
     if (f.err != 0) throw_errno(path_, "read at byte " + std::to_string(f.at), f.err);
     throw Error(path_ + ": cannot read: the file ended at byte " + std::to_string(f.at) + " of " +
-                std::to_string(expected) + " (it shrank while being read)");
+                std::to_string(size_) + " (it shrank while being read)");
   }
-  ::mprotect(base, rounded, PROT_READ);  // weights are read-only, as when mapped
+  memory.make_read_only();  // weights are read-only, as when mapped
   data_ = base;
+  memory_ = std::move(memory);
 }
 
 MappedFile::~MappedFile() { unmap(); }
@@ -128,8 +121,8 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
       data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
       residency_(other.residency_),
-      region_(std::exchange(other.region_, nullptr)),
-      region_bytes_(std::exchange(other.region_bytes_, 0)) {}
+      mapped_(std::exchange(other.mapped_, false)),
+      memory_(std::move(other.memory_)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
@@ -138,16 +131,16 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     residency_ = other.residency_;
-    region_ = std::exchange(other.region_, nullptr);
-    region_bytes_ = std::exchange(other.region_bytes_, 0);
+    mapped_ = std::exchange(other.mapped_, false);
+    memory_ = std::move(other.memory_);
   }
   return *this;
 }
 
 void MappedFile::unmap() noexcept {
-  if (region_ != nullptr) ::munmap(region_, region_bytes_);
-  region_ = nullptr;
-  region_bytes_ = 0;
+  if (mapped_) ::munmap(const_cast<uint8_t*>(data_), static_cast<size_t>(size_));
+  mapped_ = false;
+  memory_ = HugePageMemory();
   data_ = nullptr;
   size_ = 0;
 }

@@ -10,6 +10,8 @@
 #include <span>
 #include <string>
 
+#include "core/util/huge_page_memory.h"
+
 namespace tessera {
 
 enum class FileResidency { kMapped, kInMemory };
@@ -42,8 +44,8 @@ class MappedFile {
   const uint8_t* data_ = nullptr;  // start of the mapping; nullptr when size_ == 0
   uint64_t size_ = 0;
   FileResidency residency_ = FileResidency::kMapped;
-  void* region_ = nullptr;  // what munmap() releases: the mapping, or the aligned memory's whole reservation
-  size_t region_bytes_ = 0;
+  bool mapped_ = false;     // data_ is a mapping of size_ bytes, released with munmap
+  HugePageMemory memory_;  // or the memory the file was read into
 };
 
 }  // namespace tessera

@@ -3,22 +3,17 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
-#include <memory>
 #include <thread>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "core/util/huge_page_memory.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 namespace tessera::cli {
 namespace {
-
-constexpr size_t kHugePage = size_t{1} << 21;
 
 // Sums n words in one sequential stream, 8 independent lanes so the loop vectorises. One
 // stream per thread with no software prefetch left the hardware prefetchers the most
@@ -65,10 +60,6 @@ uint64_t sum_stream(const uint64_t* p, size_t n) {
   return sum_words(p, n);
 }
 
-struct FreeBuffer {
-  void operator()(uint64_t* p) const { std::free(p); }
-};
-
 // Runs body(t, begin, end) on `threads` threads, thread t over its share of n words.
 template <class Body>
 void over_shares(int threads, size_t n, Body&& body) {
@@ -86,14 +77,11 @@ void over_shares(int threads, size_t n, Body&& body) {
 double measure_read_bandwidth(uint64_t bytes, int threads, int repeats) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const size_t words = static_cast<size_t>(bytes / sizeof(uint64_t));
-  const size_t size = (words * sizeof(uint64_t) + kHugePage - 1) / kHugePage * kHugePage;
-  std::unique_ptr<uint64_t[], FreeBuffer> data(static_cast<uint64_t*>(std::aligned_alloc(kHugePage, size)));
-  if (!data) return 0.0;
-#if defined(__linux__)
-  // Huge pages where the kernel gives them on request: with 4 KiB pages the streams also
-  // wait on page walks, and the figure is the memory's, not the TLB's.
-  madvise(data.get(), size, MADV_HUGEPAGE);
-#endif
+  // On huge pages: with 4 KiB pages the streams also wait on page walks, and the figure
+  // would be the TLB's, not the memory's.
+  const HugePageMemory memory(words * sizeof(uint64_t));
+  if (memory.data() == nullptr) return 0.0;
+  auto* data = reinterpret_cast<uint64_t*>(memory.data());
   // Every page touched by the thread that will read it (its NUMA node), so no page fault
   // is timed.
   over_shares(threads, words, [&](int, size_t begin, size_t end) {
@@ -104,7 +92,7 @@ double measure_read_bandwidth(uint64_t bytes, int threads, int repeats) {
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    over_shares(threads, words, [&](int, size_t begin, size_t end) { sink += sum_stream(data.get() + begin, end - begin); });
+    over_shares(threads, words, [&](int, size_t begin, size_t end) { sink += sum_stream(data + begin, end - begin); });
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, static_cast<double>(words * sizeof(uint64_t)) / s);
   }
