@@ -5,25 +5,32 @@
 #include <new>
 #include <string_view>
 
+#include <tessera/kit/host_memory.h>
+
 namespace tessera::cpu {
 
-bool decode_repack_enabled() {
-  static const bool enabled = [] {
+DecodeRepack decode_repack() {
+  static const DecodeRepack mode = [] {
     const char* env = std::getenv("TESSERA_CPU_DECODE_REPACK");
-    return env != nullptr && std::string_view(env) == "on";
+    const std::string_view want = env == nullptr ? "" : env;
+    if (want == "off") return DecodeRepack::kOff;
+    if (want == "on") return DecodeRepack::kOn;
+    return DecodeRepack::kAuto;
   }();
-  return enabled;
+  return mode;
 }
 
-const std::byte* RepackedWeights::find_or_make(const Key& key, size_t bytes,
+const std::byte* RepackedWeights::find_or_make(const Key& key, size_t bytes, uint64_t reserve,
                                                const std::function<void(std::byte*)>& make) {
   std::lock_guard lock(mutex_);
   auto it = copies_.find(key);
   if (it != copies_.end()) return it->second.first.get();
-  std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[bytes]);
-  if (!copy) return nullptr;
-  make(copy.get());
-  return copies_.emplace(key, std::make_pair(std::move(copy), bytes)).first->second.first.get();
+  std::unique_ptr<std::byte[]> copy;
+  const bool room = reserve == 0 || kit::memory_available_bytes() >= reserve + bytes;
+  if (room) copy.reset(new (std::nothrow) std::byte[bytes]);
+  if (copy) make(copy.get());
+  const size_t held = copy ? bytes : 0;
+  return copies_.emplace(key, std::make_pair(std::move(copy), held)).first->second.first.get();
 }
 
 void RepackedWeights::clear() {
@@ -33,7 +40,9 @@ void RepackedWeights::clear() {
 
 size_t RepackedWeights::count() {
   std::lock_guard lock(mutex_);
-  return copies_.size();
+  size_t held = 0;
+  for (const auto& [key, copy] : copies_) held += copy.first != nullptr ? 1 : 0;
+  return held;
 }
 
 size_t RepackedWeights::bytes() {

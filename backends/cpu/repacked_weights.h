@@ -1,10 +1,14 @@
 // Copies of weights in the layouts decode reads fastest (ops/q4k_rows8.h), kept with the
 // buffer that holds the weights: made at a weight's first decode, freed with the buffer,
-// dropped when the buffer is written. The original bytes (an mmapped file) are left as
-// they are, and prefill keeps reading them, so a repacked weight costs its size again in
-// memory. Opt-in (TESSERA_CPU_DECODE_REPACK=on): measured on an AMD EPYC (Zen 4) with 2
-// threads, the Q4_K kernel's compute rate rose from 33 to 59 G weights/s per thread, but
-// TinyLlama-shaped q4_k_m decode stayed at 41 tok/s, bound by memory either way.
+// dropped when the buffer is written. The original bytes (a mapped or read-in file) are
+// left as they are, and prefill keeps reading them, so a repacked weight costs its size
+// again in memory.
+//
+// On by default, where memory allows: measured on an AMD EPYC (Zen 4) with 2 threads, the
+// Q4_K copy's kernel dots 59 G weights/s per thread against 33 from the GGUF layout, and
+// TinyLlama-shaped q4_k_m decode (`tessera bench -p 16 -n 96 -r 3`, 8 rounds in
+// alternation) went from a median of 50.1 to 52.5 tok/s, faster in 6 rounds of 8.
+// TESSERA_CPU_DECODE_REPACK=off never makes a copy, =on always does.
 #pragma once
 
 #include <cstddef>
@@ -19,9 +23,15 @@
 
 namespace tessera::cpu {
 
-// Whether decode uses repacked copies: TESSERA_CPU_DECODE_REPACK=on says yes (read once
-// per process).
-bool decode_repack_enabled();
+enum class DecodeRepack {
+  kOff,   // decode reads the original bytes
+  kOn,    // a copy of every weight that has a faster layout
+  kAuto,  // the same, while the memory it takes leaves enough available (reserve below)
+};
+
+// TESSERA_CPU_DECODE_REPACK: "off", "on", anything else or unset: auto (read once per
+// process).
+DecodeRepack decode_repack();
 
 class RepackedWeights {
  public:
@@ -32,10 +42,14 @@ class RepackedWeights {
     int64_t rows = 0, cols = 0;
     auto operator<=>(const Key&) const = default;
   };
-  // The copy for `key`, `bytes` long, filled by make(copy) on the first call; null when
-  // the memory for it cannot be had (the caller then reads the original).
-  const std::byte* find_or_make(const Key& key, size_t bytes, const std::function<void(std::byte*)>& make);
-  // Forgets every copy (the buffer's bytes changed).
+  // The copy for `key`, `bytes` long, filled by make(copy) on the first call. Null when
+  // it is not made: the memory cannot be had, or `reserve` > 0 and the system's available
+  // memory (kit/host_memory.h) would fall below `reserve` bytes with it. A refused copy
+  // is not asked for again until clear(), so a decode step does not read the system's
+  // figures once per weight; the caller then reads the original.
+  const std::byte* find_or_make(const Key& key, size_t bytes, uint64_t reserve,
+                                const std::function<void(std::byte*)>& make);
+  // Forgets every copy and refusal (the buffer's bytes changed).
   void clear();
   // Copies held, and their bytes.
   size_t count();
@@ -43,6 +57,7 @@ class RepackedWeights {
 
  private:
   std::mutex mutex_;
+  // A refused copy is kept as a null pointer.
   std::map<Key, std::pair<std::unique_ptr<std::byte[]>, size_t>> copies_;
 };
 

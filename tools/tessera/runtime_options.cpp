@@ -16,6 +16,8 @@
 #include "tools/tessera/coverage_report.h"
 #include "tools/tessera/weights_residency.h"
 
+#include <tessera/kit/host_memory.h>
+
 namespace tessera::cli {
 
 void RuntimeOptions::add_to(OptionTable& t) {
@@ -202,7 +204,7 @@ Runtime load_runtime(const RuntimeOptions& o) {
   spec.overrides = parse_overrides(o.sets);
   spec.kv_dtype = kv_dtype;
   ResidencyRequest residency{o.mmap, o.no_mmap, rt.backend.device->table().buffer_wrap_host != nullptr, 0,
-                             memory_available_bytes()};
+                             kit::memory_available_bytes()};
   std::error_code size_error;
   if (std::filesystem::is_regular_file(o.model, size_error)) residency.file_bytes = std::filesystem::file_size(o.model, size_error);
   spec.weights_residency = choose_weights_residency(residency);

@@ -24,7 +24,4 @@ struct ResidencyRequest {
 // Throws UsageError when both --mmap and --no-mmap are given.
 FileResidency choose_weights_residency(const ResidencyRequest& r);
 
-// MemAvailable of /proc/meminfo in bytes; 0 where it cannot be read.
-uint64_t memory_available_bytes();
-
 }  // namespace tessera::cli

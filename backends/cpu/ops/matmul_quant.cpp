@@ -296,8 +296,11 @@ inline __m256i hadd4(const __m256i* q) {
 template <class F>
 inline __m256i scaled_chunk_sums(const uint8_t* blk, const XTerms& t) {
   const __m128i s8 = F::scale_bytes(blk);
-  __m256i sum = _mm256_setzero_si256();
+  // Even and odd chunks sum apart, halving the chain of dependent multiply-adds (measured:
+  // 26.5-29.9 -> 30.6-31.7 G weights/s per thread for Q6_K in L2, Zen 4).
+  __m256i sums[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
   for (int c = 0; c < 8; ++c) {
+    __m256i& sum = sums[c % 2];
     __m256i levels = F::levels(blk, c);
     if constexpr (F::kSigned) levels = _mm256_add_epi8(levels, _mm256_set1_epi8(static_cast<char>(F::kBias)));
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.xb->q + 32 * c));
@@ -313,6 +316,7 @@ inline __m256i scaled_chunk_sums(const uint8_t* blk, const XTerms& t) {
     sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, scale));
 #endif
   }
+  __m256i sum = _mm256_add_epi32(sums[0], sums[1]);
   if constexpr (F::kSigned) {
     const __m256i bias = _mm256_madd_epi16(_mm256_cvtepi8_epi16(s8), t.sums16);
     sum = _mm256_sub_epi32(sum, _mm256_mullo_epi32(bias, _mm256_set1_epi32(F::kBias)));
@@ -582,16 +586,20 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
 
 // Q4_K decode from the weight's eight-row copy (q4k_rows8.h), made at its first decode
 // and kept with its buffer; false, having done nothing, where there is no such copy (no
-// buffer: an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK not "on";
-// no memory for it).
+// buffer: an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK=off; no
+// memory for it). By default a copy is made only while the memory left available after
+// it still holds the whole weight buffer once more: the copies then never squeeze a
+// mapped file's pages out of memory.
 bool decode_q4k_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8KBlock>& qx) {
   const int64_t groups = a.m / 8, blocks = qx.per_row;
-  if (a.w_buffer == nullptr || groups == 0 || !decode_repack_enabled()) return false;
+  const DecodeRepack mode = decode_repack();
+  if (a.w_buffer == nullptr || groups == 0 || mode == DecodeRepack::kOff) return false;
+  const uint64_t reserve = mode == DecodeRepack::kAuto ? std::max<uint64_t>(a.w_buffer->size, 1) : 0;
   const int64_t row_bytes = a.w.row_bytes();
   const auto* w0 = a.w.as<const uint8_t>();
   const RepackedWeights::Key key{static_cast<uint64_t>(a.w.data - a.w_buffer->data), a.w.dtype, a.m, a.k};
   const auto* packed = reinterpret_cast<const Q4KRows8*>(a.w_buffer->repacked.find_or_make(
-      key, static_cast<size_t>(groups * blocks) * sizeof(Q4KRows8), [&](std::byte* copy) {
+      key, static_cast<size_t>(groups * blocks) * sizeof(Q4KRows8), reserve, [&](std::byte* copy) {
         auto* out = reinterpret_cast<Q4KRows8*>(copy);
         pool.parallel_for(groups, 16, [&](int64_t b, int64_t e) {
           repack_q4k_rows8(w0, row_bytes, blocks, b, e, out + b * blocks);

@@ -205,9 +205,9 @@ TEST_F(CpuPlugin, MatmulKernelRunsOnPluginBuffers) {
   EXPECT_THAT(result, ::testing::ElementsAre(-2.0f, 12.0f, -2.0f, 0.0f));
 }
 
-// Q4_K decode with TESSERA_CPU_DECODE_REPACK=on reads a copy of the weights made at their
-// first decode (repacked_weights.h): writing new weights into the buffer must not leave
-// the old copy in use.
+// Q4_K decode reads a copy of the weights made at their first decode (by default; see
+// repacked_weights.h): writing new weights into the buffer must not leave the old copy
+// in use.
 TEST_F(CpuPlugin, DecodeAfterRewritingQ4KWeightsUsesTheNewWeights) {
   const int64_t m = 9, k = 512;  // one group of eight rows and a row after it
   const int64_t row_bytes = 144 * k / 256;

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include <tessera/kit/host_memory.h>
+
 #include "backends/cpu/repacked_weights.h"
 
 namespace tessera::cpu::test {
@@ -20,11 +22,11 @@ TEST(RepackedWeights, MakesEachCopyOnceAndReturnsItAfterwards) {
     };
   };
   const Key a{0, TSR_DTYPE_Q4_K, 8, 256}, b{4096, TSR_DTYPE_Q4_K, 8, 256};
-  const std::byte* first = copies.find_or_make(a, 16, fill('a'));
+  const std::byte* first = copies.find_or_make(a, 16, 0, fill('a'));
   ASSERT_NE(first, nullptr);
-  EXPECT_EQ(copies.find_or_make(a, 16, fill('z')), first);
+  EXPECT_EQ(copies.find_or_make(a, 16, 0, fill('z')), first);
   EXPECT_EQ(static_cast<char>(first[15]), 'a');
-  const std::byte* second = copies.find_or_make(b, 16, fill('b'));
+  const std::byte* second = copies.find_or_make(b, 16, 0, fill('b'));
   EXPECT_NE(second, first);
   EXPECT_EQ(static_cast<char>(second[0]), 'b');
   EXPECT_EQ(made, 2);
@@ -37,10 +39,10 @@ TEST(RepackedWeights, ClearForgetsEveryCopy) {
   int made = 0;
   const auto make = [&](std::byte*) { ++made; };
   const Key a{64, TSR_DTYPE_Q4_K, 16, 512};
-  copies.find_or_make(a, 8, make);
+  copies.find_or_make(a, 8, 0, make);
   copies.clear();
   EXPECT_EQ(copies.count(), 0u);
-  copies.find_or_make(a, 8, make);
+  copies.find_or_make(a, 8, 0, make);
   EXPECT_EQ(made, 2);
 }
 
@@ -48,10 +50,32 @@ TEST(RepackedWeights, ADifferentShapeAtTheSameOffsetIsAnotherCopy) {
   RepackedWeights copies;
   int made = 0;
   const auto make = [&](std::byte*) { ++made; };
-  copies.find_or_make({0, TSR_DTYPE_Q4_K, 8, 256}, 8, make);
-  copies.find_or_make({0, TSR_DTYPE_Q4_K, 16, 256}, 8, make);
-  copies.find_or_make({0, TSR_DTYPE_Q6_K, 8, 256}, 8, make);
+  copies.find_or_make({0, TSR_DTYPE_Q4_K, 8, 256}, 8, 0, make);
+  copies.find_or_make({0, TSR_DTYPE_Q4_K, 16, 256}, 8, 0, make);
+  copies.find_or_make({0, TSR_DTYPE_Q6_K, 8, 256}, 8, 0, make);
   EXPECT_EQ(made, 3);
+}
+
+// With a reserve, a copy is made only if the system's available memory still holds the
+// reserve after it; one refused is remembered (not asked for, nor counted) until clear().
+TEST(RepackedWeights, IsRefusedWhereItWouldLeaveLessThanTheReserveAvailable) {
+  RepackedWeights copies;
+  int made = 0;
+  const auto make = [&](std::byte*) { ++made; };
+  const uint64_t available = kit::memory_available_bytes();
+  ASSERT_GT(available, uint64_t{1} << 20);
+  const Key a{0, TSR_DTYPE_Q4_K, 8, 256}, b{1024, TSR_DTYPE_Q4_K, 8, 256};
+  EXPECT_EQ(copies.find_or_make(a, 64, 2 * available, make), nullptr);
+  EXPECT_EQ(copies.find_or_make(a, 64, 0, make), nullptr);  // remembered
+  EXPECT_EQ(made, 0);
+  EXPECT_EQ(copies.count(), 0u);
+  EXPECT_EQ(copies.bytes(), 0u);
+  EXPECT_NE(copies.find_or_make(b, 64, available / 4, make), nullptr);
+  EXPECT_EQ(made, 1);
+  EXPECT_EQ(copies.count(), 1u);
+  copies.clear();
+  EXPECT_NE(copies.find_or_make(a, 64, 0, make), nullptr);
+  EXPECT_EQ(made, 2);
 }
 
 }  // namespace
