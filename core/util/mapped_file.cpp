@@ -32,7 +32,7 @@ struct FdGuard {
   }
 };
 
-constexpr size_t kHugePage = HugePageMemory::kPageBytes;
+constexpr size_t kHugePage = kit::HugePageMemory::kPageBytes;
 constexpr size_t kReadChunk = size_t{1} << 26;  // bytes per pread: a few syscalls per GB
 constexpr size_t kMaxReaders = 8;
 constexpr uint64_t kNoFailure = UINT64_MAX;
@@ -88,7 +88,7 @@ MappedFile::MappedFile(const std::string& path, FileResidency residency) : path_
 // like a mapping.
 void MappedFile::read_into_memory(int fd) {
   const size_t bytes = static_cast<size_t>(size_);
-  HugePageMemory memory(bytes);
+  kit::HugePageMemory memory(bytes);
   if (memory.data() == nullptr) throw_errno(path_, "reserve " + std::to_string(bytes) + " bytes of memory for it", errno);
   uint8_t* base = memory.data();
   const size_t rounded = memory.size();
@@ -140,7 +140,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 void MappedFile::unmap() noexcept {
   if (mapped_) ::munmap(const_cast<uint8_t*>(data_), static_cast<size_t>(size_));
   mapped_ = false;
-  memory_ = HugePageMemory();
+  memory_ = kit::HugePageMemory();
   data_ = nullptr;
   size_ = 0;
 }

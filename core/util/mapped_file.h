@@ -10,7 +10,7 @@
 #include <span>
 #include <string>
 
-#include "core/util/huge_page_memory.h"
+#include <tessera/kit/huge_page_memory.h>
 
 namespace tessera {
 
@@ -45,7 +45,7 @@ class MappedFile {
   uint64_t size_ = 0;
   FileResidency residency_ = FileResidency::kMapped;
   bool mapped_ = false;     // data_ is a mapping of size_ bytes, released with munmap
-  HugePageMemory memory_;  // or the memory the file was read into
+  kit::HugePageMemory memory_;  // or the memory the file was read into
 };
 
 }  // namespace tessera

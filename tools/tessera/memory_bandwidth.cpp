@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/util/huge_page_memory.h"
+#include <tessera/kit/huge_page_memory.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -79,7 +79,7 @@ double measure_read_bandwidth(uint64_t bytes, int threads, int repeats) {
   const size_t words = static_cast<size_t>(bytes / sizeof(uint64_t));
   // On huge pages: with 4 KiB pages the streams also wait on page walks, and the figure
   // would be the TLB's, not the memory's.
-  const HugePageMemory memory(words * sizeof(uint64_t));
+  const kit::HugePageMemory memory(words * sizeof(uint64_t));
   if (memory.data() == nullptr) return 0.0;
   auto* data = reinterpret_cast<uint64_t*>(memory.data());
   // Every page touched by the thread that will read it (its NUMA node), so no page fault

@@ -1,7 +1,10 @@
 // The store of repacked weight copies kept with a CPU buffer.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <vector>
 
 #include <tessera/kit/host_memory.h>
 
@@ -76,6 +79,29 @@ TEST(RepackedWeights, IsRefusedWhereItWouldLeaveLessThanTheReserveAvailable) {
   copies.clear();
   EXPECT_NE(copies.find_or_make(a, 64, 0, make), nullptr);
   EXPECT_EQ(made, 2);
+}
+
+// Copies share chunks of huge-page memory: each starts on a cache line, none overlaps
+// another, and one larger than a chunk gets its own.
+TEST(RepackedWeights, CopiesStartOnCacheLinesAndDoNotOverlap) {
+  RepackedWeights copies;
+  const size_t sizes[] = {100, size_t{70} << 20, 10, 4096, 1};
+  std::vector<const std::byte*> made;
+  for (size_t i = 0; i < std::size(sizes); ++i) {
+    const Key key{64 * i, TSR_DTYPE_Q4_K, 8, 256};
+    const std::byte* copy = copies.find_or_make(key, sizes[i], 0, [&](std::byte* p) {
+      std::memset(p, static_cast<int>(i + 1), sizes[i]);
+    });
+    ASSERT_NE(copy, nullptr) << "copy " << i;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(copy) % 64, 0u) << "copy " << i;
+    made.push_back(copy);
+  }
+  for (size_t i = 0; i < made.size(); ++i) {
+    EXPECT_EQ(static_cast<int>(made[i][0]), static_cast<int>(i + 1)) << "copy " << i;
+    EXPECT_EQ(static_cast<int>(made[i][sizes[i] - 1]), static_cast<int>(i + 1)) << "copy " << i;
+  }
+  EXPECT_EQ(copies.count(), std::size(sizes));
+  EXPECT_EQ(copies.bytes(), 100 + (size_t{70} << 20) + 10 + 4096 + 1);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 // See huge_page_memory.h.
-#include "core/util/huge_page_memory.h"
+#include "tessera/kit/huge_page_memory.h"
 
 #include <sys/mman.h>
 
 #include <utility>
 
-namespace tessera {
+namespace tessera::kit {
 
 HugePageMemory::HugePageMemory(size_t bytes) {
   const size_t rounded = (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
@@ -51,4 +51,4 @@ void HugePageMemory::release() noexcept {
   bytes_ = 0;
 }
 
-}  // namespace tessera
+}  // namespace tessera::kit

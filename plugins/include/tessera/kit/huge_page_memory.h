@@ -1,13 +1,13 @@
 // Anonymous memory that starts on a 2 MiB boundary and is asked for 2 MiB pages
 // (MADV_HUGEPAGE where Linux has it; a request the kernel may refuse, and then 4 KiB
 // pages back it). Streaming reads of large buffers (weights read into memory, the
-// bandwidth measurement) then wait on fewer TLB misses. Freed with the object.
+// bandwidth measurement, a backend's repacked weights) then wait on fewer TLB misses. Freed with the object.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-namespace tessera {
+namespace tessera::kit {
 
 class HugePageMemory {
  public:
@@ -38,4 +38,4 @@ class HugePageMemory {
   size_t bytes_ = 0;
 };
 
-}  // namespace tessera
+}  // namespace tessera::kit

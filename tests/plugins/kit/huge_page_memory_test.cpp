@@ -1,12 +1,12 @@
 // HugePageMemory: whole huge pages on a 2 MiB boundary, writable, moved not copied.
-#include "core/util/huge_page_memory.h"
+#include <tessera/kit/huge_page_memory.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <utility>
 
-namespace tessera {
+namespace tessera::kit {
 namespace {
 
 TEST(HugePageMemory, RoundsUpToWholeHugePagesOnAHugePageBoundary) {
@@ -39,4 +39,4 @@ TEST(HugePageMemory, MoveTransfersTheMemory) {
 }
 
 }  // namespace
-}  // namespace tessera
+}  // namespace tessera::kit
