@@ -1,6 +1,6 @@
-// Copies of weights in the layouts decode reads fastest (ops/q4k_rows8.h), kept with the
-// buffer that holds the weights: made at a weight's first decode, freed with the buffer,
-// dropped when the buffer is written. The original bytes (a mapped or read-in file) are
+// Copies of weights in the layouts decode reads fastest (ops/q4k_rows8.h,
+// ops/q6k_rows8.h), kept with the buffer that holds the weights: made at a weight's first
+// decode, freed with the buffer, dropped when the buffer is written. The original bytes (a mapped or read-in file) are
 // left as they are, and prefill keeps reading them, so a repacked weight costs its size
 // again in memory. The copies are laid one after another in chunks of memory on 2 MiB
 // pages (kit/huge_page_memory.h): decode streams them, and TinyLlama-shaped q4_k_m
@@ -10,8 +10,10 @@
 //
 // On by default, where memory allows: measured on an AMD EPYC (Zen 4) with 2 threads, the
 // Q4_K copy's kernel dots 59 G weights/s per thread against 33 from the GGUF layout, and
-// TinyLlama-shaped q4_k_m decode (`tessera bench -p 16 -n 96 -r 3`, 8 rounds in
-// alternation) went from a median of 50.1 to 52.5 tok/s, faster in 6 rounds of 8.
+// with both copies laid out in their reading order TinyLlama-shaped decode (`tessera
+// bench -p 16 -n 64 -r 2`, rounds in alternation) went, q4_k_m, from 50.1/45.7/50.2 to
+// 56.1/72.0/47.9 tok/s (llama.cpp 43.0/48.2/42.2), q6_k from 40.6/36.3/33.5 to
+// 56.5/40.3/43.9 (llama.cpp 36.0/33.5/37.8).
 // TESSERA_CPU_DECODE_REPACK=off never makes a copy, =on always does.
 #pragma once
 

@@ -25,6 +25,7 @@
 #include "backends/cpu/buffer.h"
 #include "backends/cpu/decode_rows.h"
 #include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/q6k_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
 #include "backends/cpu/repacked_weights.h"
 
@@ -584,13 +585,30 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
 }
 #endif
 
-// Q4_K decode from the weight's eight-row copy (q4k_rows8.h), made at its first decode
-// and kept with its buffer; false, having done nothing, where there is no such copy (no
-// buffer: an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK=off; no
-// memory for it). By default a copy is made only while the memory left available after
-// it still holds the whole weight buffer once more: the copies then never squeeze a
-// mapped file's pages out of memory.
-bool decode_q4k_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8KBlock>& qx) {
+// The eight-row copy of each K format that has one: its layout, how it is made, and its
+// decode kernel.
+template <class F>
+struct Rows8;
+template <>
+struct Rows8<quant::Q4_K> {
+  using Group = Q4KRows8;
+  static constexpr auto repack = repack_q4k_rows8;
+};
+template <>
+struct Rows8<quant::Q6_K> {
+  using Group = Q6KRows8;
+  static constexpr auto repack = repack_q6k_rows8;
+};
+
+// Q4_K and Q6_K decode from the weight's eight-row copy (q4k_rows8.h, q6k_rows8.h), made
+// at its first decode and kept with its buffer; false, having done nothing, where there
+// is no such copy (no buffer: an expert's view; fewer than eight rows;
+// TESSERA_CPU_DECODE_REPACK=off; no memory for it). By default a copy is made only while
+// the memory left available after it still holds the whole weight buffer once more: the
+// copies then never squeeze a mapped file's pages out of memory.
+template <class F>
+bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8KBlock>& qx) {
+  using Group = typename Rows8<F>::Group;
   const int64_t groups = a.m / 8, blocks = qx.per_row;
   const DecodeRepack mode = decode_repack();
   if (a.w_buffer == nullptr || groups == 0 || mode == DecodeRepack::kOff) return false;
@@ -598,21 +616,24 @@ bool decode_q4k_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows
   const int64_t row_bytes = a.w.row_bytes();
   const auto* w0 = a.w.as<const uint8_t>();
   const RepackedWeights::Key key{static_cast<uint64_t>(a.w.data - a.w_buffer->data), a.w.dtype, a.m, a.k};
-  const auto* packed = reinterpret_cast<const Q4KRows8*>(a.w_buffer->repacked.find_or_make(
-      key, static_cast<size_t>(groups * blocks) * sizeof(Q4KRows8), reserve, [&](std::byte* copy) {
-        auto* out = reinterpret_cast<Q4KRows8*>(copy);
+  const auto* packed = reinterpret_cast<const Group*>(a.w_buffer->repacked.find_or_make(
+      key, static_cast<size_t>(groups * blocks) * sizeof(Group), reserve, [&](std::byte* copy) {
+        auto* out = reinterpret_cast<Group*>(copy);
         pool.parallel_for(groups, 16, [&](int64_t b, int64_t e) {
-          repack_q4k_rows8(w0, row_bytes, blocks, b, e, out + b * blocks);
+          Rows8<F>::repack(w0, row_bytes, blocks, b, e, out + b * blocks);
         });
       }));
   if (packed == nullptr) return false;
   const Q8KBlock* x[kTileX];
-  std::vector<int32_t> sums(static_cast<size_t>(a.n * blocks * 4));
+  for (int64_t i = 0; i < a.n; ++i) x[i] = qx.row(i);
+  std::vector<int32_t> sums;  // Q4_K: the x chunk-pair sums, formed once per step
   const int32_t* pair_sums[kTileX];
-  for (int64_t i = 0; i < a.n; ++i) {
-    x[i] = qx.row(i);
-    rows8::chunk_pair_sums(x[i], blocks, sums.data() + i * blocks * 4);
-    pair_sums[i] = sums.data() + i * blocks * 4;
+  if constexpr (std::is_same_v<F, quant::Q4_K>) {
+    sums.resize(static_cast<size_t>(a.n * blocks * 4));
+    for (int64_t i = 0; i < a.n; ++i) {
+      rows8::chunk_pair_sums(x[i], blocks, sums.data() + i * blocks * 4);
+      pair_sums[i] = sums.data() + i * blocks * 4;
+    }
   }
   float* out = a.out.as<float>();
   const int nx = static_cast<int>(a.n);
@@ -621,12 +642,16 @@ bool decode_q4k_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows
   pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
     for (int64_t g = b; g < e; ++g) {
       with_tile(nx, [&]<int NX>() {
-        rows8::dot_q4k<NX>(packed + g * blocks, x, pair_sums, blocks, out + 8 * g, a.m);
+        if constexpr (std::is_same_v<F, quant::Q4_K>) {
+          rows8::dot_q4k<NX>(packed + g * blocks, x, pair_sums, blocks, out + 8 * g, a.m);
+        } else {
+          rows8::dot_q6k<NX>(packed + g * blocks, x, blocks, out + 8 * g, a.m);
+        }
       });
     }
   });
   for (int64_t m = 8 * groups; m < a.m; ++m) {
-    with_tile(nx, [&]<int NX>() { dot_row_k<quant::Q4_K, NX>(w0 + m * row_bytes, x, blocks, out + m, a.m); });
+    with_tile(nx, [&]<int NX>() { dot_row_k<F, NX>(w0 + m * row_bytes, x, blocks, out + m, a.m); });
   }
   return true;
 }
@@ -655,8 +680,8 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
     return;
   }
 #endif
-  if constexpr (std::is_same_v<F, quant::Q4_K>) {
-    if (a.n <= kTileX && decode_q4k_rows8(pool, a, qx)) return;
+  if constexpr (std::is_same_v<F, quant::Q4_K> || std::is_same_v<F, quant::Q6_K>) {
+    if (a.n <= kTileX && decode_rows8<F>(pool, a, qx)) return;
   }
   // Tasks of whole groups of eight rows; decode gives each thread one contiguous share, so
   // that its reads (and read-ahead) stream through one region of the weights.

@@ -20,11 +20,11 @@ void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
         for (int c = 0; c < 8; ++c) {
           uint8_t sc = 0, mn = 0;
           kit::k4_scale_min(blk.scales, c, &sc, &mn);
-          o.scales[c][r] = sc;
+          o.pair[c / 2].scales[c % 2][r] = sc;
           o.mins[c / 2][r][c % 2] = mn;
         }
         for (int p = 0; p < 4; ++p) {
-          for (int j = 0; j < 8; ++j) std::memcpy(o.qs[p][j][r], blk.qs + 32 * p + 4 * j, 4);
+          for (int j = 0; j < 8; ++j) std::memcpy(o.pair[p].qs[j][r], blk.qs + 32 * p + 4 * j, 4);
         }
       }
     }

@@ -14,11 +14,15 @@ namespace tessera::cpu {
 
 // A Q4_K super-block: d, dmin (f16), 12 bytes of scales and mins, 128 bytes of levels;
 // its 32 bytes at 16 + 32 p hold chunk 2p in the low nibbles, chunk 2p + 1 in the high.
+// The bytes lie in the order the kernel reads them (a forward stream the processor's
+// prefetchers follow; see q6k_rows8.h).
 struct Q4KRows8 {
+  struct Pair {
+    uint8_t qs[8][8][4];   // [word j][row]: bytes 4j .. 4j + 3 of the pair's 32
+    uint8_t scales[2][8];  // [chunk 2p + c][row], 6 bits
+  } pair[4];               // [chunk pair p]
   uint16_t d[8], dmin[8];  // f16; row r in [r]
-  uint8_t scales[8][8];    // [chunk][row], 6 bits
   int16_t mins[4][8][2];   // [chunk pair p][row]: the mins of chunks 2p and 2p + 1
-  uint8_t qs[4][8][8][4];  // [chunk pair p][word j][row]: bytes 4j .. 4j + 3 of the pair's 32
 };
 static_assert(sizeof(Q4KRows8) == 1248);
 

@@ -1,5 +1,5 @@
-// Decode MATMUL for Q4_K weights regrouped eight rows at a time (q4k_rows8.h). Per group
-// and super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word
+// Decode MATMUL for K-format weights regrouped eight rows at a time. Q4_K (q4k_rows8.h):
+// per group and super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word
 // of eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet
 // four broadcast x values in one vpdpbusd, lane r = row r. Per chunk, the eight rows'
 // sums are scaled by their eight scales in one multiply:
@@ -14,6 +14,7 @@
 
 #include "backends/cpu/ops/byte_dot.h"
 #include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/q6k_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
 
 #if TESSERA_CPU_AVX2
@@ -58,7 +59,7 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* 
       __m256i low[NX], high[NX];
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm256_setzero_si256();
       for (int j = 0; j < 8; ++j) {
-        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.qs[p][j]));
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.pair[p].qs[j]));
         const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
         for (int i = 0; i < NX; ++i) {
           const int8_t* xq = x[i][b].q + 64 * p + 4 * j;
@@ -66,8 +67,8 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* 
           high[i] = dot_bytes_add<false>(high[i], qh, broadcast_word(xq + 32));
         }
       }
-      const __m256i sl = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.scales[2 * p])));
-      const __m256i sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.scales[2 * p + 1])));
+      const __m256i sl = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.pair[p].scales[0])));
+      const __m256i sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.pair[p].scales[1])));
       for (int i = 0; i < NX; ++i) {
         isum[i] = _mm256_add_epi32(isum[i], _mm256_add_epi32(_mm256_mullo_epi32(low[i], sl), _mm256_mullo_epi32(high[i], sh)));
       }
@@ -87,6 +88,66 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* 
     }
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, _mm256_add_ps(acc[i], summ[i]));
+}
+
+// The same for Q6_K (q6k_rows8.h), reading the group's bytes in their order. Per half g
+// and word j, three 32-byte loads (two of ql, one of qh) give the eight rows' levels (0..63, unsigned) of chunks 4g .. 4g + 3 at
+// elements 4j .. 4j + 3; each meets four broadcast x values in one vpdpbusd. Words
+// 0..3 and 4..7 of a chunk are its two sixteens, with a scale each: per sixteen s,
+//   isum_r += scale_{r,s} * (sum_i level_{r,i} q_i - 32 * sum_s(x))
+// which equals the integer of dot_8rows_k (matmul_quant.cpp); the float operations per
+// super-block are its own, in its order, so the outputs are equal bit for bit.
+template <int NX>
+void dot_q6k(const Q6KRows8* g, const Q8KBlock* const* x, int64_t blocks, float* out, int64_t ldo) {
+  __m256 acc[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
+  const __m256i nibble = _mm256_set1_epi8(0x0F), pair = _mm256_set1_epi8(0x03);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const Q6KRows8& s = g[b];
+    __m256i isum[NX];
+    for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
+    for (int half = 0; half < 2; ++half) {
+      for (int sixteen = 0; sixteen < 2; ++sixteen) {
+        __m256i part[4][NX];  // [o][i]: chunk 4 half + o, this sixteen
+        for (int o = 0; o < 4; ++o) {
+          for (int i = 0; i < NX; ++i) part[o][i] = _mm256_setzero_si256();
+        }
+        const Q6KRows8::Sixteen& words = s.part[half][sixteen];
+        for (int jj = 0; jj < 4; ++jj) {
+          const int j = 4 * sixteen + jj;
+          const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][0]));
+          const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][1]));
+          const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][2]));
+          __m256i level[4];
+          level[0] = _mm256_or_si256(_mm256_and_si256(a, nibble), _mm256_slli_epi16(_mm256_and_si256(h, pair), 4));
+          level[1] = _mm256_or_si256(_mm256_and_si256(c, nibble),
+                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), pair), 4));
+          level[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), nibble),
+                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), pair), 4));
+          level[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), nibble),
+                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), pair), 4));
+          for (int o = 0; o < 4; ++o) {
+            for (int i = 0; i < NX; ++i) {
+              part[o][i] = dot_bytes_add<false>(part[o][i], level[o], broadcast_word(x[i][b].q + 128 * half + 32 * o + 4 * j));
+            }
+          }
+        }
+        for (int o = 0; o < 4; ++o) {
+          const int sc = 2 * (4 * half + o) + sixteen;
+          const __m256i scale = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(words.scales[o])));
+          for (int i = 0; i < NX; ++i) {
+            const __m256i biased = _mm256_sub_epi32(part[o][i], _mm256_set1_epi32(32 * x[i][b].sums[sc]));
+            isum[i] = _mm256_add_epi32(isum[i], _mm256_mullo_epi32(biased, scale));
+          }
+        }
+      }
+    }
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
+    for (int i = 0; i < NX; ++i) {
+      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[i]), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
 }
 
 }  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8

@@ -28,6 +28,7 @@
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/matmul_quant.h"
 #include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/q6k_rows8.h"
 #include "backends/cpu/repacked_weights.h"
 #include "host_tensor.h"
 
@@ -176,13 +177,18 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
   EXPECT_EQ(quant_prefill_path(), want) << "kernels " << isa_choice() << ", AMX " << amx_status();
 }
 
-// Q4_K decode makes the eight-row copy of its weight once (the rows of whole groups, not
-// the tail) and keeps it with the buffer, where the avx2 and avx512 kernels run and
-// TESSERA_CPU_DECODE_REPACK is not "off" (by default the copy, a few KiB here, fits the
-// memory rule on any machine that runs the tests); prefill makes none, nor decode otherwise.
-TEST(Q4KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
+// Q4_K and Q6_K decode make the eight-row copy of their weight once (the rows of whole
+// groups, not the tail) and keep it with the buffer, where the avx2 and avx512 kernels
+// run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the copy, a few KiB here,
+// fits the memory rule on any machine that runs the tests); prefill makes none, nor
+// decode otherwise.
+class KDecodeCopy : public ::testing::TestWithParam<tsr_dtype> {};
+
+TEST_P(KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
+  const tsr_dtype dtype = GetParam();
+  const size_t group_bytes = dtype == TSR_DTYPE_Q4_K ? sizeof(Q4KRows8) : sizeof(Q6KRows8);
   const int64_t m = 19, k = 512;
-  const HostTensor w = HostTensor::from_f32(TSR_DTYPE_Q4_K, {m, k}, random_values(static_cast<size_t>(m * k), 41));
+  const HostTensor w = HostTensor::from_f32(dtype, {m, k}, random_values(static_cast<size_t>(m * k), 41));
   const HostTensor x1 = HostTensor::f32({1, k}, random_values(static_cast<size_t>(k), 42));
   const HostTensor x9 = HostTensor::f32({9, k}, random_values(static_cast<size_t>(9 * k), 43));
   CpuDevice device(2);
@@ -199,9 +205,12 @@ TEST(Q4KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x1, &w}, out1), TSR_OK) << device.last_error();
     EXPECT_EQ(copies.count(), kept ? 1u : 0u);
-    EXPECT_EQ(copies.bytes(), kept ? 2 * 2 * sizeof(Q4KRows8) : 0u);  // two groups, two super-blocks
+    EXPECT_EQ(copies.bytes(), kept ? 2 * 2 * group_bytes : 0u);  // two groups, two super-blocks
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Q4KAndQ6K, KDecodeCopy, ::testing::Values(TSR_DTYPE_Q4_K, TSR_DTYPE_Q6_K),
+                         [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
 
