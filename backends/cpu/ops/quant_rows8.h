@@ -1,8 +1,8 @@
 // Decode MATMUL for K-format weights regrouped eight rows at a time. Q4_K (q4k_rows8.h):
-// per group and super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word
-// of eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet
-// four broadcast x values in one vpdpbusd, lane r = row r. Per chunk, the eight rows'
-// sums are scaled by their eight scales in one multiply:
+// per group and super-block, per chunk pair p and four-byte word j, one 32-byte load
+// holds that word of eight rows; its low nibbles (chunk 2p) and high nibbles (chunk
+// 2p + 1) each meet four broadcast x values in one vpdpbusd, lane r = row r. Per chunk,
+// the eight rows' sums are scaled by their eight scales in one multiply:
 //   isum_r = sum_c scale_{r,c} * sum_i level_{r,i} q_i,   imin_r = sum_c min_{r,c} * sum_c(x)
 // These integers equal those of dot_8rows_k (matmul_quant.cpp), and the float operations
 // per super-block are the same, in the same order, so the outputs are equal bit for bit.
@@ -91,9 +91,10 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* 
 }
 
 // The same for Q6_K (q6k_rows8.h), reading the group's bytes in their order. Per half g
-// and word j, three 32-byte loads (two of ql, one of qh) give the eight rows' levels (0..63, unsigned) of chunks 4g .. 4g + 3 at
-// elements 4j .. 4j + 3; each meets four broadcast x values in one vpdpbusd. Words
-// 0..3 and 4..7 of a chunk are its two sixteens, with a scale each: per sixteen s,
+// and word j, three 32-byte loads (two of ql, one of qh) give the eight rows' levels
+// (0..63, unsigned) of chunks 4g .. 4g + 3 at elements 4j .. 4j + 3; each meets four
+// broadcast x values in one vpdpbusd. Words 0..3 and 4..7 of a chunk are its two
+// sixteens, with a scale each: per sixteen s,
 //   isum_r += scale_{r,s} * (sum_i level_{r,i} q_i - 32 * sum_s(x))
 // which equals the integer of dot_8rows_k (matmul_quant.cpp); the float operations per
 // super-block are its own, in its order, so the outputs are equal bit for bit.
