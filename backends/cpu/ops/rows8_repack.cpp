@@ -1,0 +1,72 @@
+// The eight-row copies of K-format weights (q4k_rows8.h, q6k_rows8.h), made from the
+// file's bytes.
+#include <cstring>
+
+#include <tessera/kit/quant_blocks.h>
+
+#include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/q6k_rows8.h"
+
+namespace tessera::cpu {
+namespace {
+
+// Per group of eight rows and super-block, each row's block read out of the file's bytes
+// and handed to the format's fill(group block, row, file block).
+template <class Block, class Group, class Fill>
+void repack_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end, Group* out,
+                  Fill&& fill) {
+  for (int64_t g = g_begin; g < g_end; ++g) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      Group& o = out[(g - g_begin) * blocks + b];
+      for (int r = 0; r < 8; ++r) {
+        Block blk;
+        std::memcpy(&blk, w + (8 * g + r) * row_bytes + b * static_cast<int64_t>(sizeof blk), sizeof blk);
+        fill(o, r, blk);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q4KRows8* out) {
+  repack_rows8<kit::BlockQ4_K>(w, row_bytes, blocks, g_begin, g_end, out,
+                               [](Q4KRows8& o, int r, const kit::BlockQ4_K& blk) {
+                                 o.d[r] = blk.d;
+                                 o.dmin[r] = blk.dmin;
+                                 for (int c = 0; c < 8; ++c) {
+                                   uint8_t sc = 0, mn = 0;
+                                   kit::k4_scale_min(blk.scales, c, &sc, &mn);
+                                   o.pair[c / 2].scales[c % 2][r] = sc;
+                                   o.mins[c / 2][r][c % 2] = mn;
+                                 }
+                                 for (int p = 0; p < 4; ++p) {
+                                   for (int j = 0; j < 8; ++j) std::memcpy(o.pair[p].qs[j][r], blk.qs + 32 * p + 4 * j, 4);
+                                 }
+                               });
+}
+
+void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q6KRows8* out) {
+  repack_rows8<kit::BlockQ6_K>(w, row_bytes, blocks, g_begin, g_end, out,
+                               [](Q6KRows8& o, int r, const kit::BlockQ6_K& blk) {
+                                 o.d[r] = blk.d;
+                                 for (int half = 0; half < 2; ++half) {
+                                   for (int sixteen = 0; sixteen < 2; ++sixteen) {
+                                     Q6KRows8::Sixteen& part = o.part[half][sixteen];
+                                     for (int jj = 0; jj < 4; ++jj) {
+                                       const int j = 4 * sixteen + jj;
+                                       std::memcpy(part.words[jj][0][r], blk.ql + 64 * half + 4 * j, 4);
+                                       std::memcpy(part.words[jj][1][r], blk.ql + 64 * half + 32 + 4 * j, 4);
+                                       std::memcpy(part.words[jj][2][r], blk.qh + 32 * half + 4 * j, 4);
+                                     }
+                                     for (int c = 0; c < 4; ++c) {
+                                       part.scales[c][r] = blk.scales[2 * (4 * half + c) + sixteen];
+                                     }
+                                   }
+                                 }
+                               });
+}
+
+}  // namespace tessera::cpu
