@@ -1,8 +1,8 @@
 // Copies of weights in the layouts decode reads fastest (ops/q4k_rows8.h,
 // ops/q6k_rows8.h), kept with the buffer that holds the weights: made at a weight's first
-// decode, freed with the buffer, dropped when the buffer is written. The original bytes (a mapped or read-in file) are
-// left as they are, and prefill keeps reading them, so a repacked weight costs its size
-// again in memory. The copies are laid one after another in chunks of memory on 2 MiB
+// decode, freed with the buffer, dropped when the buffer is written. The original bytes
+// (a mapped or read-in file) are left as they are, and prefill keeps reading them, so a
+// repacked weight costs its size again in memory. The copies are laid one after another in chunks of memory on 2 MiB
 // pages (kit/huge_page_memory.h): decode streams them, and TinyLlama-shaped q4_k_m
 // decode was faster than from copies on 4 KiB pages in each of 6 rounds in alternation
 // (Zen 4, 2 threads; 38.6/40.4/39.3/32.4/45.9/39.3 -> 43.2/44.2/44.9/37.8/52.7/40.6 tok/s,

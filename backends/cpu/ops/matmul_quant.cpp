@@ -585,19 +585,33 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
 }
 #endif
 
-// The eight-row copy of each K format that has one: its layout, how it is made, and its
-// decode kernel.
+// The eight-row copy of each K format that has one: its layout, how it is made, what its
+// decode kernel needs of x beyond the blocks (per super-block), and that kernel.
 template <class F>
 struct Rows8;
 template <>
 struct Rows8<quant::Q4_K> {
   using Group = Q4KRows8;
   static constexpr auto repack = repack_q4k_rows8;
+  static constexpr int64_t kSumsPerBlock = 4;  // the x chunk-pair sums
+  static void x_sums(const Q8KBlock* x, int64_t blocks, int32_t* sums) { rows8::chunk_pair_sums(x, blocks, sums); }
+  template <int NX>
+  static void dot(const Group* g, const Q8KBlock* const* x, const int32_t* const* sums, int64_t blocks, float* out,
+                  int64_t ldo) {
+    rows8::dot_q4k<NX>(g, x, sums, blocks, out, ldo);
+  }
 };
 template <>
 struct Rows8<quant::Q6_K> {
   using Group = Q6KRows8;
   static constexpr auto repack = repack_q6k_rows8;
+  static constexpr int64_t kSumsPerBlock = 0;
+  static void x_sums(const Q8KBlock*, int64_t, int32_t*) {}
+  template <int NX>
+  static void dot(const Group* g, const Q8KBlock* const* x, const int32_t* const*, int64_t blocks, float* out,
+                  int64_t ldo) {
+    rows8::dot_q6k<NX>(g, x, blocks, out, ldo);
+  }
 };
 
 // Q4_K and Q6_K decode from the weight's eight-row copy (q4k_rows8.h, q6k_rows8.h), made
@@ -626,14 +640,12 @@ bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8K
   if (packed == nullptr) return false;
   const Q8KBlock* x[kTileX];
   for (int64_t i = 0; i < a.n; ++i) x[i] = qx.row(i);
-  std::vector<int32_t> sums;  // Q4_K: the x chunk-pair sums, formed once per step
-  const int32_t* pair_sums[kTileX];
-  if constexpr (std::is_same_v<F, quant::Q4_K>) {
-    sums.resize(static_cast<size_t>(a.n * blocks * 4));
-    for (int64_t i = 0; i < a.n; ++i) {
-      rows8::chunk_pair_sums(x[i], blocks, sums.data() + i * blocks * 4);
-      pair_sums[i] = sums.data() + i * blocks * 4;
-    }
+  std::vector<int32_t> sums(static_cast<size_t>(a.n * blocks * Rows8<F>::kSumsPerBlock));  // formed once per step
+  const int32_t* x_sums[kTileX];
+  for (int64_t i = 0; i < a.n; ++i) {
+    int32_t* row_sums = sums.data() + i * blocks * Rows8<F>::kSumsPerBlock;
+    Rows8<F>::x_sums(x[i], blocks, row_sums);
+    x_sums[i] = row_sums;
   }
   float* out = a.out.as<float>();
   const int nx = static_cast<int>(a.n);
@@ -642,11 +654,7 @@ bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8K
   pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
     for (int64_t g = b; g < e; ++g) {
       with_tile(nx, [&]<int NX>() {
-        if constexpr (std::is_same_v<F, quant::Q4_K>) {
-          rows8::dot_q4k<NX>(packed + g * blocks, x, pair_sums, blocks, out + 8 * g, a.m);
-        } else {
-          rows8::dot_q6k<NX>(packed + g * blocks, x, blocks, out + 8 * g, a.m);
-        }
+        Rows8<F>::template dot<NX>(packed + g * blocks, x, x_sums, blocks, out + 8 * g, a.m);
       });
     }
   });

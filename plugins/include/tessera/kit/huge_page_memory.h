@@ -1,7 +1,8 @@
 // Anonymous memory that starts on a 2 MiB boundary and is asked for 2 MiB pages
 // (MADV_HUGEPAGE where Linux has it; a request the kernel may refuse, and then 4 KiB
 // pages back it). Streaming reads of large buffers (weights read into memory, the
-// bandwidth measurement, a backend's repacked weights) then wait on fewer TLB misses. Freed with the object.
+// bandwidth measurement, a backend's repacked weights) then wait on fewer TLB misses.
+// Freed with the object.
 #pragma once
 
 #include <cstddef>
