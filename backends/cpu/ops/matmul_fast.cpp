@@ -19,6 +19,7 @@
 #include "backends/cpu/ops/matmul_quant.h"
 
 #include "backends/cpu/isa_target.h"
+#include "backends/cpu/ops/bf16_rows512.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
@@ -143,6 +144,15 @@ void matmul_decode(ThreadPool& pool, const MatmulArgs& a) {
   float* out = a.out.as<float>();
   const float* x[kDecodeMaxX];
   for (int64_t n = 0; n < a.n; ++n) x[n] = a.x.row<const float>(n);
+#if TESSERA_CPU_AVX512
+  // bf16 rows a cache line per load (bf16_rows512.h), against x split into its even and
+  // odd elements once per step.
+  std::vector<float> x_split;
+  if (a.n == 1 && a.w.dtype == TSR_DTYPE_BF16) {
+    x_split.resize(static_cast<size_t>(a.k));
+    bf16x32::split_pairs(x[0], a.k, x_split.data());
+  }
+#endif
   const int64_t share = std::max(kGrainRows, (a.m + pool.size() - 1) / pool.size());
   pool.parallel_for(a.m, share, [&](int64_t m_begin, int64_t m_end) {
     if (a.n == 1 && m_end - m_begin >= kDecodeStreams) {
@@ -158,7 +168,11 @@ void matmul_decode(ThreadPool& pool, const MatmulArgs& a) {
         switch (a.w.dtype) {
           case TSR_DTYPE_F32: dot_far_rows<F32Format, kDecodeStreams>(w, x[0], a.k, o); break;
           case TSR_DTYPE_F16: dot_far_rows<F16Format, kDecodeStreams>(w, x[0], a.k, o); break;
+#if TESSERA_CPU_AVX512
+          default: bf16x32::dot_rows<kDecodeStreams>(w, x_split.data(), a.k, o); break;
+#else
           default: dot_far_rows<BF16Format, kDecodeStreams>(w, x[0], a.k, o); break;
+#endif
         }
       }
       for (int64_t m = m_begin + kDecodeStreams * part; m < m_end; ++m) {
