@@ -24,8 +24,10 @@
 #include "backends/cpu/amx_support.h"
 #include "backends/cpu/buffer.h"
 #include "backends/cpu/decode_rows.h"
+#include "backends/cpu/ops/q40_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
+#include "backends/cpu/ops/q80_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
 #include "backends/cpu/repacked_weights.h"
 
@@ -585,44 +587,34 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
 }
 #endif
 
-// The eight-row copy of each K format that has one: its layout, how it is made, what its
-// decode kernel needs of x beyond the blocks (per super-block), and that kernel.
+// The eight-row copy of each format that has one: its layout, how it is made, the x
+// blocks its decode kernel (rows8::dot) takes, and the x sums it needs per block beyond
+// them (rows8::chunk_pair_sums).
 template <class F>
-struct Rows8;
-template <>
-struct Rows8<quant::Q4_K> {
-  using Group = Q4KRows8;
-  static constexpr auto repack = repack_q4k_rows8;
-  static constexpr int64_t kSumsPerBlock = 4;  // the x chunk-pair sums
-  static void x_sums(const Q8KBlock* x, int64_t blocks, int32_t* sums) { rows8::chunk_pair_sums(x, blocks, sums); }
-  template <int NX>
-  static void dot(const Group* g, const Q8KBlock* const* x, const int32_t* const* sums, int64_t blocks, float* out,
-                  int64_t ldo) {
-    rows8::dot_q4k<NX>(g, x, sums, blocks, out, ldo);
-  }
+struct Rows8 {
+  static constexpr bool kHas = false;
+};
+template <class G, class X, auto Repack, int64_t SumsPerBlock = 0>
+struct Rows8Of {
+  static constexpr bool kHas = true;
+  using Group = G;
+  using XBlock = X;
+  static constexpr auto repack = Repack;
+  static constexpr int64_t kSumsPerBlock = SumsPerBlock;
 };
 template <>
-struct Rows8<quant::Q6_K> {
-  using Group = Q6KRows8;
-  static constexpr auto repack = repack_q6k_rows8;
-  static constexpr int64_t kSumsPerBlock = 0;
-  static void x_sums(const Q8KBlock*, int64_t, int32_t*) {}
-  template <int NX>
-  static void dot(const Group* g, const Q8KBlock* const* x, const int32_t* const*, int64_t blocks, float* out,
-                  int64_t ldo) {
-    rows8::dot_q6k<NX>(g, x, blocks, out, ldo);
-  }
-};
+struct Rows8<quant::Q4_K> : Rows8Of<Q4KRows8, Q8KBlock, repack_q4k_rows8, 4> {};
+template <>
+struct Rows8<quant::Q6_K> : Rows8Of<Q6KRows8, Q8KBlock, repack_q6k_rows8> {};
+template <>
+struct Rows8<quant::Q4_0> : Rows8Of<Q40Rows8, Q8Block, repack_q40_rows8> {};
+template <>
+struct Rows8<quant::Q8_0> : Rows8Of<Q80Rows8, Q8Block, repack_q80_rows8> {};
 
-// Q4_K and Q6_K decode from the weight's eight-row copy (q4k_rows8.h, q6k_rows8.h), made
-// at its first decode and kept with its buffer; false, having done nothing, where there
-// is no such copy (no buffer: an expert's view; fewer than eight rows;
-// TESSERA_CPU_DECODE_REPACK=off; no memory for it). By default a copy is made only while
-// the memory left available after it still holds the whole weight buffer once more: the
-// copies then never squeeze a mapped file's pages out of memory.
 template <class F>
-bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8KBlock>& qx) {
+bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<typename Rows8<F>::XBlock>& qx) {
   using Group = typename Rows8<F>::Group;
+  using XBlock = typename Rows8<F>::XBlock;
   const int64_t groups = a.m / 8, blocks = qx.per_row;
   const DecodeRepack mode = decode_repack();
   if (a.w_buffer == nullptr || groups == 0 || mode == DecodeRepack::kOff) return false;
@@ -638,14 +630,16 @@ bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8K
         });
       }));
   if (packed == nullptr) return false;
-  const Q8KBlock* x[kTileX];
+  const XBlock* x[kTileX];
   for (int64_t i = 0; i < a.n; ++i) x[i] = qx.row(i);
-  std::vector<int32_t> sums(static_cast<size_t>(a.n * blocks * Rows8<F>::kSumsPerBlock));  // formed once per step
-  const int32_t* x_sums[kTileX];
-  for (int64_t i = 0; i < a.n; ++i) {
-    int32_t* row_sums = sums.data() + i * blocks * Rows8<F>::kSumsPerBlock;
-    Rows8<F>::x_sums(x[i], blocks, row_sums);
-    x_sums[i] = row_sums;
+  constexpr int64_t kSums = Rows8<F>::kSumsPerBlock;
+  std::vector<int32_t> sums(static_cast<size_t>(a.n * blocks * kSums));  // formed once per step
+  const int32_t* x_sums[kTileX] = {};
+  if constexpr (kSums > 0) {
+    for (int64_t i = 0; i < a.n; ++i) {
+      rows8::chunk_pair_sums(x[i], blocks, sums.data() + i * blocks * kSums);
+      x_sums[i] = sums.data() + i * blocks * kSums;
+    }
   }
   float* out = a.out.as<float>();
   const int nx = static_cast<int>(a.n);
@@ -653,13 +647,17 @@ bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<Q8K
   const int64_t grain = (groups + pool.size() - 1) / pool.size();
   pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
     for (int64_t g = b; g < e; ++g) {
-      with_tile(nx, [&]<int NX>() {
-        Rows8<F>::template dot<NX>(packed + g * blocks, x, x_sums, blocks, out + 8 * g, a.m);
-      });
+      with_tile(nx, [&]<int NX>() { rows8::dot<NX>(packed + g * blocks, x, x_sums, blocks, out + 8 * g, a.m); });
     }
   });
   for (int64_t m = 8 * groups; m < a.m; ++m) {
-    with_tile(nx, [&]<int NX>() { dot_row_k<F, NX>(w0 + m * row_bytes, x, blocks, out + m, a.m); });
+    with_tile(nx, [&]<int NX>() {
+      if constexpr (quant::is_k_format<F>()) {
+        dot_row_k<F, NX>(w0 + m * row_bytes, x, blocks, out + m, a.m);
+      } else {
+        dot_row_32<F, NX>(w0 + m * row_bytes, x, blocks, out + m, a.m);
+      }
+    });
   }
   return true;
 }
@@ -688,7 +686,7 @@ void matmul_format(ThreadPool& pool, const MatmulArgs& a) {
     return;
   }
 #endif
-  if constexpr (std::is_same_v<F, quant::Q4_K> || std::is_same_v<F, quant::Q6_K>) {
+  if constexpr (Rows8<F>::kHas) {
     if (a.n <= kTileX && decode_rows8<F>(pool, a, qx)) return;
   }
   // Tasks of whole groups of eight rows; decode gives each thread one contiguous share, so

@@ -1,8 +1,8 @@
-// Decode MATMUL for K-format weights regrouped eight rows at a time. Q4_K (q4k_rows8.h):
-// per group and super-block, per chunk pair p and four-byte word j, one 32-byte load
-// holds that word of eight rows; its low nibbles (chunk 2p) and high nibbles (chunk
-// 2p + 1) each meet four broadcast x values in one vpdpbusd, lane r = row r. Per chunk,
-// the eight rows' sums are scaled by their eight scales in one multiply:
+// Decode MATMUL for block-format weights regrouped eight rows at a time. Q4_K
+// (q4k_rows8.h): per group and super-block, per chunk pair p and four-byte word j, one
+// 32-byte load holds that word of eight rows; its low nibbles (chunk 2p) and high nibbles
+// (chunk 2p + 1) each meet four broadcast x values in one vpdpbusd, lane r = row r. Per
+// chunk, the eight rows' sums are scaled by their eight scales in one multiply:
 //   isum_r = sum_c scale_{r,c} * sum_i level_{r,i} q_i,   imin_r = sum_c min_{r,c} * sum_c(x)
 // These integers equal those of dot_8rows_k (matmul_quant.cpp), and the float operations
 // per super-block are the same, in the same order, so the outputs are equal bit for bit.
@@ -13,8 +13,10 @@
 #include <cstring>
 
 #include "backends/cpu/ops/byte_dot.h"
+#include "backends/cpu/ops/q40_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
+#include "backends/cpu/ops/q80_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
 
 #if TESSERA_CPU_AVX2
@@ -40,10 +42,11 @@ inline void chunk_pair_sums(const Q8KBlock* x, int64_t blocks, int32_t* out) {
 }
 
 // out[i * ldo + r] for NX rows of x against the eight rows of one group (`blocks`
-// super-blocks at g); pair_sums[i] from chunk_pair_sums of x[i].
+// super-blocks at g); pair_sums[i] from chunk_pair_sums of x[i]. Each layout has a dot
+// of this form; the x sums are Q4_K's only.
 template <int NX>
-void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks,
-             float* out, int64_t ldo) {
+void dot(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
   const __m256i nibble = _mm256_set1_epi8(0x0F);
@@ -99,7 +102,8 @@ void dot_q4k(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* 
 // which equals the integer of dot_8rows_k (matmul_quant.cpp); the float operations per
 // super-block are its own, in its order, so the outputs are equal bit for bit.
 template <int NX>
-void dot_q6k(const Q6KRows8* g, const Q8KBlock* const* x, int64_t blocks, float* out, int64_t ldo) {
+void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
   __m256 acc[NX];
   for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
   const __m256i nibble = _mm256_set1_epi8(0x0F), pair = _mm256_set1_epi8(0x03);
@@ -146,6 +150,70 @@ void dot_q6k(const Q6KRows8* g, const Q8KBlock* const* x, int64_t blocks, float*
     const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
     for (int i = 0; i < NX; ++i) {
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[i]), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
+}
+
+// The 32-element formats (q40_rows8.h, q80_rows8.h): per block, the eight rows' integer
+// dots with x, lane r = row r, then the same float operation per block as dot_8rows_32
+// (matmul_quant.cpp) on the same integers, so the outputs are equal bit for bit. Q4_0's
+// nibbles are unsigned and lose 8 * sum(x) once per block; Q8_0's levels are made
+// unsigned by + 128 (and lose 128 * sum(x)) where vpdpbusd adds them without saturating,
+// and move their sign onto x on AVX2, whose pmaddubsw would saturate on 128 + level.
+template <int NX>
+void dot(const Q40Rows8* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  __m256 acc[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const Q40Rows8& s = g[b];
+    __m256i isum[NX];
+    for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
+    for (int j = 0; j < 4; ++j) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.qs[j]));
+      const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+      for (int i = 0; i < NX; ++i) {
+        isum[i] = dot_bytes_add<false>(isum[i], ql, broadcast_word(x[i][b].q + 4 * j));
+        isum[i] = dot_bytes_add<false>(isum[i], qh, broadcast_word(x[i][b].q + 16 + 4 * j));
+      }
+    }
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
+    for (int i = 0; i < NX; ++i) {
+      const __m256i dot = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(8 * x[i][b].sum));
+      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
+}
+
+template <int NX>
+void dot(const Q80Rows8* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  __m256 acc[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const Q80Rows8& s = g[b];
+    __m256i isum[NX];
+    for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
+    for (int j = 0; j < 8; ++j) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.qs[j]));
+#if TESSERA_CPU_AVX512
+      const __m256i u = _mm256_xor_si256(q, _mm256_set1_epi8(static_cast<char>(0x80)));  // level + 128
+      for (int i = 0; i < NX; ++i) isum[i] = dot_bytes_add<false>(isum[i], u, broadcast_word(x[i][b].q + 4 * j));
+#else
+      for (int i = 0; i < NX; ++i) isum[i] = dot_bytes_add<true>(isum[i], q, broadcast_word(x[i][b].q + 4 * j));
+#endif
+    }
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
+    for (int i = 0; i < NX; ++i) {
+#if TESSERA_CPU_AVX512
+      const __m256i dot = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(128 * x[i][b].sum));
+#else
+      const __m256i dot = isum[i];
+#endif
+      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
     }
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);

@@ -1,16 +1,18 @@
-// The eight-row copies of K-format weights (q4k_rows8.h, q6k_rows8.h), made from the
-// file's bytes.
+// The eight-row copies of block-format weights (q4k_rows8.h, q6k_rows8.h, q40_rows8.h,
+// q80_rows8.h), made from the file's bytes.
 #include <cstring>
 
 #include <tessera/kit/quant_blocks.h>
 
+#include "backends/cpu/ops/q40_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
+#include "backends/cpu/ops/q80_rows8.h"
 
 namespace tessera::cpu {
 namespace {
 
-// Per group of eight rows and super-block, each row's block read out of the file's bytes
+// Per group of eight rows and block, each row's block read out of the file's bytes
 // and handed to the format's fill(group block, row, file block).
 template <class Block, class Group, class Fill>
 void repack_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end, Group* out,
@@ -66,6 +68,24 @@ void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
                                      }
                                    }
                                  }
+                               });
+}
+
+void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q40Rows8* out) {
+  repack_rows8<kit::BlockQ4_0>(w, row_bytes, blocks, g_begin, g_end, out,
+                               [](Q40Rows8& o, int r, const kit::BlockQ4_0& blk) {
+                                 o.d[r] = blk.d;
+                                 for (int j = 0; j < 4; ++j) std::memcpy(o.qs[j][r], blk.qs + 4 * j, 4);
+                               });
+}
+
+void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q80Rows8* out) {
+  repack_rows8<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out,
+                               [](Q80Rows8& o, int r, const kit::BlockQ8_0& blk) {
+                                 o.d[r] = blk.d;
+                                 for (int j = 0; j < 8; ++j) std::memcpy(o.qs[j][r], blk.q + 4 * j, 4);
                                });
 }
 

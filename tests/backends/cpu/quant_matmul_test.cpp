@@ -27,8 +27,10 @@
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/matmul_quant.h"
+#include "backends/cpu/ops/q40_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
+#include "backends/cpu/ops/q80_rows8.h"
 #include "backends/cpu/repacked_weights.h"
 #include "host_tensor.h"
 
@@ -177,17 +179,25 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
   EXPECT_EQ(quant_prefill_path(), want) << "kernels " << isa_choice() << ", AMX " << amx_status();
 }
 
-// Q4_K and Q6_K decode make the eight-row copy of their weight once (the rows of whole
-// groups, not the tail) and keep it with the buffer, where the avx2 and avx512 kernels
-// run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the copy, a few KiB here,
-// fits the memory rule on any machine that runs the tests); prefill makes none, nor
-// decode otherwise.
-class KDecodeCopy : public ::testing::TestWithParam<tsr_dtype> {};
+// Q4_K, Q6_K, Q4_0 and Q8_0 decode make the eight-row copy of their weight once (the
+// rows of whole groups, not the tail) and keep it with the buffer, where the avx2 and
+// avx512 kernels run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the copy, a
+// few KiB here, fits the memory rule on any machine that runs the tests); prefill makes
+// none, nor decode otherwise.
+class DecodeCopy : public ::testing::TestWithParam<tsr_dtype> {};
 
-TEST_P(KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
+size_t group_bytes(tsr_dtype dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_Q4_K: return sizeof(Q4KRows8);
+    case TSR_DTYPE_Q6_K: return sizeof(Q6KRows8);
+    case TSR_DTYPE_Q4_0: return sizeof(Q40Rows8);
+    default: return sizeof(Q80Rows8);
+  }
+}
+
+TEST_P(DecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
   const tsr_dtype dtype = GetParam();
-  const size_t group_bytes = dtype == TSR_DTYPE_Q4_K ? sizeof(Q4KRows8) : sizeof(Q6KRows8);
-  const int64_t m = 19, k = 512;
+  const int64_t m = 19, k = 512, blocks = k / kit::dtype_traits(dtype).block_elems;
   const HostTensor w = HostTensor::from_f32(dtype, {m, k}, random_values(static_cast<size_t>(m * k), 41));
   const HostTensor x1 = HostTensor::f32({1, k}, random_values(static_cast<size_t>(k), 42));
   const HostTensor x9 = HostTensor::f32({9, k}, random_values(static_cast<size_t>(9 * k), 43));
@@ -205,11 +215,12 @@ TEST_P(KDecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x1, &w}, out1), TSR_OK) << device.last_error();
     EXPECT_EQ(copies.count(), kept ? 1u : 0u);
-    EXPECT_EQ(copies.bytes(), kept ? 2 * 2 * group_bytes : 0u);  // two groups, two super-blocks
+    EXPECT_EQ(copies.bytes(), kept ? 2 * blocks * group_bytes(dtype) : 0u);  // two groups of eight rows
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Q4KAndQ6K, KDecodeCopy, ::testing::Values(TSR_DTYPE_Q4_K, TSR_DTYPE_Q6_K),
+INSTANTIATE_TEST_SUITE_P(CopiedFormats, DecodeCopy,
+                         ::testing::Values(TSR_DTYPE_Q4_K, TSR_DTYPE_Q6_K, TSR_DTYPE_Q4_0, TSR_DTYPE_Q8_0),
                          [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
