@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <random>
 #include <set>
 
@@ -272,8 +271,12 @@ int run_bench(const Args& args) {
   for (auto& tok : prompt) tok = static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab));
 
   std::vector<double> prefill_tps, decode_tps;
-  std::optional<ReadBandwidthProbe> probe;
-  double bandwidth = 0.0;  // the best sample, one taken after each timed run
+  // The read bandwidth, best of one sample after each timed run rather than one sample at
+  // the end: on a shared machine it moves from one second to the next (a 2-core virtual
+  // machine read 31 GB/s in one sample and 61 in the next), and a single sample taken in
+  // a slow second put the bound below what decode had just reached. The buffer is
+  // allocated per sample, so the timed runs never share the memory with it.
+  double bandwidth = 0.0;
   for (int64_t r = 0; r <= f.repeats; ++r) {  // run 0 warms up
     session.reset();
     auto t0 = std::chrono::steady_clock::now();
@@ -285,13 +288,8 @@ int run_bench(const Args& args) {
       logits = &session.feed(std::span<const int32_t>(&next, 1));
     }
     const double decode_s = seconds_since(t0);
-    if (r == 0) {
-      // After the warm-up, which is where a backend makes its copies of the weights: the
-      // probe's buffer must not change what memory they see.
-      if (!f.no_bandwidth) probe.emplace(uint64_t{1} << 30, 0);
-      continue;
-    }
-    if (probe) bandwidth = std::max(bandwidth, probe->measure(3));
+    if (r == 0) continue;
+    if (!f.no_bandwidth) bandwidth = std::max(bandwidth, measure_read_bandwidth(uint64_t{1} << 30, 0, 3));
     prefill_tps.push_back(static_cast<double>(f.prompt_tokens) / prefill_s);
     if (f.decode_tokens > 0) decode_tps.push_back(static_cast<double>(f.decode_tokens) / decode_s);
   }

@@ -74,31 +74,27 @@ void over_shares(int threads, size_t n, Body&& body) {
 
 }  // namespace
 
-ReadBandwidthProbe::ReadBandwidthProbe(uint64_t bytes, int threads)
-    // On huge pages: with 4 KiB pages the streams also wait on page walks, and the figure
-    // would be the TLB's, not the memory's.
-    : memory_(static_cast<size_t>(bytes / sizeof(uint64_t) * sizeof(uint64_t))),
-      words_(static_cast<size_t>(bytes / sizeof(uint64_t))),
-      threads_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
-  if (memory_.data() == nullptr) return;
-  auto* data = reinterpret_cast<uint64_t*>(memory_.data());
+double measure_read_bandwidth(uint64_t bytes, int threads, int repeats) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const size_t words = static_cast<size_t>(bytes / sizeof(uint64_t));
+  // On huge pages: with 4 KiB pages the streams also wait on page walks, and the figure
+  // would be the TLB's, not the memory's.
+  const kit::HugePageMemory memory(words * sizeof(uint64_t));
+  if (memory.data() == nullptr) return 0.0;
+  auto* data = reinterpret_cast<uint64_t*>(memory.data());
   // Every page touched by the thread that will read it (its NUMA node), so no page fault
   // is timed.
-  over_shares(threads_, words_, [&](int, size_t begin, size_t end) {
+  over_shares(threads, words, [&](int, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) data[i] = i;
   });
-}
 
-double ReadBandwidthProbe::measure(int repeats) {
-  if (memory_.data() == nullptr) return 0.0;
-  const auto* data = reinterpret_cast<const uint64_t*>(memory_.data());
   std::atomic<uint64_t> sink{0};
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    over_shares(threads_, words_, [&](int, size_t begin, size_t end) { sink += sum_stream(data + begin, end - begin); });
+    over_shares(threads, words, [&](int, size_t begin, size_t end) { sink += sum_stream(data + begin, end - begin); });
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best = std::max(best, static_cast<double>(words_ * sizeof(uint64_t)) / s);
+    best = std::max(best, static_cast<double>(words * sizeof(uint64_t)) / s);
   }
   return sink.load() == 42 ? best + 1e-9 : best;  // keeps the sums observable
 }

@@ -611,6 +611,12 @@ struct Rows8<quant::Q4_0> : Rows8Of<Q40Rows8, Q8Block, repack_q40_rows8> {};
 template <>
 struct Rows8<quant::Q8_0> : Rows8Of<Q80Rows8, Q8Block, repack_q80_rows8> {};
 
+// Decode from the weight's eight-row copy (Rows8<F>), made at its first decode and kept
+// with its buffer; false, having done nothing, where there is no such copy (no buffer:
+// an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK=off; no memory for
+// it). By default a copy is made only while the memory left available after it still
+// holds the whole weight buffer once more: the copies then never squeeze a mapped file's
+// pages out of memory.
 template <class F>
 bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<typename Rows8<F>::XBlock>& qx) {
   using Group = typename Rows8<F>::Group;
