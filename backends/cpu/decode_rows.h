@@ -1,5 +1,5 @@
 // How decode (one to four rows of x) walks the weight rows of the 32-element block
-// formats (q4_1, q5_x, iq4_nl; q8_0 and q4_0 where they have no eight-row copy,
+// formats (q5_x, iq4_nl; q8_0, q4_0 and q4_1 where they have no eight-row copy,
 // repacked_weights.h), each thread over its own share of the rows:
 //   near: groups of eight consecutive rows, the next group prefetched while this one is
 //         dotted: one stream per thread, read ahead by hand;

@@ -1,13 +1,13 @@
 // Copies of weights in the layouts decode reads fastest (ops/q4k_rows8.h,
-// ops/q6k_rows8.h, ops/q40_rows8.h, ops/q80_rows8.h), kept with the buffer that holds the
-// weights: made at a weight's first decode, freed with the buffer, dropped when the
-// buffer is written. The original bytes (a mapped or read-in file) are left as they are,
-// and prefill keeps reading them, so a repacked weight costs its size again in memory.
-// The copies are laid one after another in chunks of memory on 2 MiB pages
-// (kit/huge_page_memory.h): decode streams them, and TinyLlama-shaped q4_k_m decode was
-// faster than from copies on 4 KiB pages in each of 6 rounds in alternation (Zen 4, 2
-// threads; 38.6/40.4/39.3/32.4/45.9/39.3 -> 43.2/44.2/44.9/37.8/52.7/40.6 tok/s, the
-// file's layout 41.4/40.3/39.1/41.9/39.1/31.4 in the same rounds).
+// ops/q6k_rows8.h, ops/q40_rows8.h for Q4_0 and Q4_1, ops/q80_rows8.h), kept with the
+// buffer that holds the weights: made at a weight's first decode, freed with the buffer,
+// dropped when the buffer is written. The original bytes (a mapped or read-in file) are
+// left as they are, and prefill keeps reading them, so a repacked weight costs its size
+// again in memory. The copies are laid one after another in chunks of memory on 2 MiB
+// pages (kit/huge_page_memory.h): decode streams them, and TinyLlama-shaped q4_k_m
+// decode was faster than from copies on 4 KiB pages in each of 6 rounds in alternation
+// (Zen 4, 2 threads; 38.6/40.4/39.3/32.4/45.9/39.3 -> 43.2/44.2/44.9/37.8/52.7/40.6
+// tok/s, the file's layout 41.4/40.3/39.1/41.9/39.1/31.4 in the same rounds).
 //
 // On by default, where memory allows: measured on an AMD EPYC (Zen 4) with 2 threads, the
 // Q4_K copy's kernel dots 59 G weights/s per thread against 33 from the GGUF layout, and
@@ -18,7 +18,10 @@
 // -> 62 G weights/s per thread in L2 (bench_cpu_kernels BM_DecodeCached); decode, six
 // rounds, q4_0 42.9/47.6/42.6/54.1/57.7/49.9 -> 52.4/52.2/50.9/67.5/55.8/68.6 tok/s
 // (llama.cpp 44.5/46.4/42.3/49.3/49.3/47.9), q8_0 36.9/37.1/36.5/26.1/27.1/35.2 ->
-// 45.9/46.2/46.7/29.0/30.2/45.7 (llama.cpp 29.8/29.5/28.8/25.4/25.6/25.4).
+// 45.9/46.2/46.7/29.0/30.2/45.7 (llama.cpp 29.8/29.5/28.8/25.4/25.6/25.4), and the real
+// SmolLM2-135M Q4_1 190/188/187/187/186/213 -> 297/303/304/289/312/295 (llama.cpp
+// 114/114/138/114/115/114): its matrices stay in the last-level cache, so the kernel's
+// speed, not the memory's, is what decode waits on there.
 // TESSERA_CPU_DECODE_REPACK=off never makes a copy, =on always does.
 #pragma once
 

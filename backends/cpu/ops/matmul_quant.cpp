@@ -609,6 +609,8 @@ struct Rows8<quant::Q6_K> : Rows8Of<Q6KRows8, Q8KBlock, repack_q6k_rows8> {};
 template <>
 struct Rows8<quant::Q4_0> : Rows8Of<Q40Rows8, Q8Block, repack_q40_rows8> {};
 template <>
+struct Rows8<quant::Q4_1> : Rows8Of<Q41Rows8, Q8Block, repack_q41_rows8> {};
+template <>
 struct Rows8<quant::Q8_0> : Rows8Of<Q80Rows8, Q8Block, repack_q80_rows8> {};
 
 // Decode from the weight's eight-row copy (Rows8<F>), made at its first decode and kept

@@ -1,11 +1,11 @@
-// Q4_0 weights regrouped for decode, as q4k_rows8.h does for Q4_K: eight rows per group,
-// and per group and block the eight rows' 16 bytes of nibbles interleaved four bytes at a
-// time, then their eight d. One 32-byte load holds the same four bytes of eight rows: its
-// low nibbles are elements 4j .. 4j + 3 and its high nibbles elements 16 + 4j .. 16 + 4j
-// + 3 of each row, and one vpdpbusd against four broadcast x values gives eight rows'
-// partial dots, lane r = row r, where the file's layout takes a load per row and three
-// rounds of lane sums. The same 18 bytes per row and block as the file, in the order the
-// kernel reads them.
+// Q4_0 and Q4_1 weights regrouped for decode, as q4k_rows8.h does for Q4_K: eight rows
+// per group, and per group and block the eight rows' 16 bytes of nibbles interleaved four
+// bytes at a time, then their eight d (and Q4_1's eight m). One 32-byte load holds the
+// same four bytes of eight rows: its low nibbles are elements 4j .. 4j + 3 and its high
+// nibbles elements 16 + 4j .. 16 + 4j + 3 of each row, and one vpdpbusd against four
+// broadcast x values gives eight rows' partial dots, lane r = row r, where the file's
+// layout takes a load per row and three rounds of lane sums. The same 18 (Q4_1: 20) bytes
+// per row and block as the file, in the order the kernel reads them.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +20,18 @@ struct Q40Rows8 {
 };
 static_assert(sizeof(Q40Rows8) == 8 * 18);
 
-// Groups [g_begin, g_end) of eight rows of a Q4_0 matrix (rows at w + r * row_bytes,
+// A Q4_1 block: d, m (f16), then the nibbles as Q4_0's; value = d * nibble + m.
+struct Q41Rows8 {
+  uint8_t qs[4][8][4];  // [word j][row]: bytes 4j .. 4j + 3 of the row's 16
+  uint16_t d[8], m[8];  // f16; row r in [r]
+};
+static_assert(sizeof(Q41Rows8) == 8 * 20);
+
+// Groups [g_begin, g_end) of eight rows of a Q4_0 (Q4_1) matrix (rows at w + r * row_bytes,
 // `blocks` blocks each) into out[(g - g_begin) * blocks + b].
 void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q40Rows8* out);
+void repack_q41_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q41Rows8* out);
 
 }  // namespace tessera::cpu

@@ -156,36 +156,60 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const*, int
 }
 
 // The 32-element formats (q40_rows8.h, q80_rows8.h): per block, the eight rows' integer
-// dots with x, lane r = row r, then the same float operation per block as dot_8rows_32
-// (matmul_quant.cpp) on the same integers, so the outputs are equal bit for bit. Q4_0's
-// nibbles are unsigned and lose 8 * sum(x) once per block; Q8_0's levels are made
-// unsigned by + 128 (and lose 128 * sum(x)) where vpdpbusd adds them without saturating,
-// and move their sign onto x on AVX2, whose pmaddubsw would saturate on 128 + level.
+// dots with x, lane r = row r, then the same float operations per block as dot_8rows_32
+// (matmul_quant.cpp) on the same integers, so the outputs are equal bit for bit. Nibbles
+// are unsigned: Q4_0's lose 8 * sum(x) once per block, Q4_1's add m * d_x * sum(x).
+// Q8_0's levels are made unsigned by + 128 (and lose 128 * sum(x)) where vpdpbusd adds
+// them without saturating, and move their sign onto x on AVX2, whose pmaddubsw would
+// saturate on 128 + level.
+template <int NX>
+inline void nibble_dots(const uint8_t (*qs)[8][4], const Q8Block* const* x, int64_t b, __m256i* isum) {
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
+  for (int j = 0; j < 4; ++j) {
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs[j]));
+    const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+    for (int i = 0; i < NX; ++i) {
+      isum[i] = dot_bytes_add<false>(isum[i], ql, broadcast_word(x[i][b].q + 4 * j));
+      isum[i] = dot_bytes_add<false>(isum[i], qh, broadcast_word(x[i][b].q + 16 + 4 * j));
+    }
+  }
+}
+
+inline __m256 halves8(const uint16_t* h) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))); }
+
 template <int NX>
 void dot(const Q40Rows8* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
          int64_t ldo) {
   __m256 acc[NX];
   for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
   for (int64_t b = 0; b < blocks; ++b) {
-    const Q40Rows8& s = g[b];
     __m256i isum[NX];
-    for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
-    for (int j = 0; j < 4; ++j) {
-      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.qs[j]));
-      const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
-      for (int i = 0; i < NX; ++i) {
-        isum[i] = dot_bytes_add<false>(isum[i], ql, broadcast_word(x[i][b].q + 4 * j));
-        isum[i] = dot_bytes_add<false>(isum[i], qh, broadcast_word(x[i][b].q + 16 + 4 * j));
-      }
-    }
-    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
+    nibble_dots<NX>(g[b].qs, x, b, isum);
+    const __m256 dw = halves8(g[b].d);
     for (int i = 0; i < NX; ++i) {
       const __m256i dot = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(8 * x[i][b].sum));
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
     }
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
+}
+
+template <int NX>
+void dot(const Q41Rows8* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  __m256 acc[NX], summ[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    __m256i isum[NX];
+    nibble_dots<NX>(g[b].qs, x, b, isum);
+    const __m256 dw = halves8(g[b].d), mw = halves8(g[b].m);
+    for (int i = 0; i < NX; ++i) {
+      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[i]), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
+      summ[i] = _mm256_fmadd_ps(mw, _mm256_set1_ps(x[i][b].s), summ[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, _mm256_add_ps(acc[i], summ[i]));
 }
 
 template <int NX>
@@ -206,7 +230,7 @@ void dot(const Q80Rows8* g, const Q8Block* const* x, const int32_t* const*, int6
       for (int i = 0; i < NX; ++i) isum[i] = dot_bytes_add<true>(isum[i], q, broadcast_word(x[i][b].q + 4 * j));
 #endif
     }
-    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
+    const __m256 dw = halves8(s.d);
     for (int i = 0; i < NX; ++i) {
 #if TESSERA_CPU_AVX512
       const __m256i dot = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(128 * x[i][b].sum));

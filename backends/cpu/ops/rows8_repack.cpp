@@ -80,6 +80,16 @@ void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
                                });
 }
 
+void repack_q41_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q41Rows8* out) {
+  repack_rows8<kit::BlockQ4_1>(w, row_bytes, blocks, g_begin, g_end, out,
+                               [](Q41Rows8& o, int r, const kit::BlockQ4_1& blk) {
+                                 o.d[r] = blk.d;
+                                 o.m[r] = blk.m;
+                                 for (int j = 0; j < 4; ++j) std::memcpy(o.qs[j][r], blk.qs + 4 * j, 4);
+                               });
+}
+
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q80Rows8* out) {
   repack_rows8<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out,
