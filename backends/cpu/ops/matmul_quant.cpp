@@ -605,6 +605,8 @@ struct Rows8Of {
 template <>
 struct Rows8<quant::Q4_K> : Rows8Of<Q4KRows8, Q8KBlock, repack_q4k_rows8, 4> {};
 template <>
+struct Rows8<quant::Q5_K> : Rows8Of<Q5KRows8, Q8KBlock, repack_q5k_rows8, 4> {};
+template <>
 struct Rows8<quant::Q6_K> : Rows8Of<Q6KRows8, Q8KBlock, repack_q6k_rows8> {};
 template <>
 struct Rows8<quant::Q4_0> : Rows8Of<Q40Rows8, Q8Block, repack_q40_rows8> {};

@@ -26,9 +26,20 @@ struct Q4KRows8 {
 };
 static_assert(sizeof(Q4KRows8) == 1248);
 
-// Groups [g_begin, g_end) of eight rows of a Q4_K matrix (rows at w + r * row_bytes,
+// A Q5_K super-block: Q4_K's fields and 32 bytes of fifth bits, qh, bit c of byte l the
+// fifth bit of element 32 c + l. The copy is Q4_K's with the eight rows' qh interleaved
+// the same way ahead of it: each chunk pair reads them again, from the first-level cache.
+struct Q5KRows8 {
+  uint8_t qh[8][8][4];  // [word j][row]: bytes 4j .. 4j + 3 of the row's 32
+  Q4KRows8 low;         // d, dmin, scales, mins and the low four bits, as Q4_K's
+};
+static_assert(sizeof(Q5KRows8) == 256 + 1248);
+
+// Groups [g_begin, g_end) of eight rows of a Q4_K (Q5_K) matrix (rows at w + r * row_bytes,
 // `blocks` super-blocks each) into out[(g - g_begin) * blocks + b].
 void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q4KRows8* out);
+void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q5KRows8* out);
 
 }  // namespace tessera::cpu

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "backends/cpu/ops/byte_dot.h"
 #include "backends/cpu/ops/q40_rows8.h"
@@ -42,20 +43,27 @@ inline void chunk_pair_sums(const Q8KBlock* x, int64_t blocks, int32_t* out) {
 }
 
 // out[i * ldo + r] for NX rows of x against the eight rows of one group (`blocks`
-// super-blocks at g); pair_sums[i] from chunk_pair_sums of x[i]. Each layout has a dot
-// of this form; the x sums are Q4_K's only.
-template <int NX>
-void dot(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-         int64_t ldo) {
+// super-blocks at g) of Q4_K, or of Q5_K (G = Q5KRows8: the fifth bits joined to the
+// levels before the same dots); pair_sums[i] from chunk_pair_sums of x[i].
+template <int NX, class G>
+void dot_k4(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+            int64_t ldo) {
+  constexpr bool kFifthBit = std::is_same_v<G, Q5KRows8>;
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const __m256i nibble = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
   for (int64_t b = 0; b < blocks; ++b) {
     // The groups of a thread's share are one sequential stream, which the processor's own
     // prefetchers follow: asking for the bytes ahead by hand (8 groups ahead, 20 lines
     // per group) made TinyLlama-shaped q4_k_m decode slower on an AMD EPYC (Zen 4), 2
     // threads: 43.1/45.2/41.2 tok/s against 53.4/55.9/56.3 without, in alternation.
-    const Q4KRows8& s = g[b];
+    const Q4KRows8* low_bits;
+    if constexpr (kFifthBit) {
+      low_bits = &g[b].low;
+    } else {
+      low_bits = &g[b];
+    }
+    const Q4KRows8& s = *low_bits;
     __m256i isum[NX];
     for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {
@@ -63,7 +71,12 @@ void dot(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm256_setzero_si256();
       for (int j = 0; j < 8; ++j) {
         const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.pair[p].qs[j]));
-        const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+        __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+        if constexpr (kFifthBit) {  // bits 2p and 2p + 1 of each qh byte, moved to bit 4
+          const __m256i h = _mm256_srli_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g[b].qh[j])), 2 * p);
+          ql = _mm256_or_si256(ql, _mm256_slli_epi16(_mm256_and_si256(h, one), 4));
+          qh = _mm256_or_si256(qh, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 1), one), 4));
+        }
         for (int i = 0; i < NX; ++i) {
           const int8_t* xq = x[i][b].q + 64 * p + 4 * j;
           low[i] = dot_bytes_add<false>(low[i], ql, broadcast_word(xq));
@@ -91,6 +104,18 @@ void dot(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair
     }
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, _mm256_add_ps(acc[i], summ[i]));
+}
+
+// Each layout has a dot of this form; the x sums are the Q4_K and Q5_K kernel's only.
+template <int NX>
+void dot(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
+  dot_k4<NX>(g, x, pair_sums, blocks, out, ldo);
+}
+template <int NX>
+void dot(const Q5KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
+  dot_k4<NX>(g, x, pair_sums, blocks, out, ldo);
 }
 
 // The same for Q6_K (q6k_rows8.h), reading the group's bytes in their order. Per half g

@@ -1,5 +1,5 @@
-// The eight-row copies of block-format weights (q4k_rows8.h, q6k_rows8.h, q40_rows8.h,
-// q80_rows8.h), made from the file's bytes.
+// The eight-row copies of block-format weights (q4k_rows8.h for Q4_K and Q5_K,
+// q6k_rows8.h, q40_rows8.h, q80_rows8.h), made from the file's bytes.
 #include <cstring>
 
 #include <tessera/kit/quant_blocks.h>
@@ -29,23 +29,36 @@ void repack_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g
   }
 }
 
+// Q4_K's fields of a Q4_K or Q5_K block into row r of its group.
+template <class Block>
+void fill_k4(Q4KRows8& o, int r, const Block& blk) {
+  o.d[r] = blk.d;
+  o.dmin[r] = blk.dmin;
+  for (int c = 0; c < 8; ++c) {
+    uint8_t sc = 0, mn = 0;
+    kit::k4_scale_min(blk.scales, c, &sc, &mn);
+    o.pair[c / 2].scales[c % 2][r] = sc;
+    o.mins[c / 2][r][c % 2] = mn;
+  }
+  for (int p = 0; p < 4; ++p) {
+    for (int j = 0; j < 8; ++j) std::memcpy(o.pair[p].qs[j][r], blk.qs + 32 * p + 4 * j, 4);
+  }
+}
+
 }  // namespace
 
 void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q4KRows8* out) {
   repack_rows8<kit::BlockQ4_K>(w, row_bytes, blocks, g_begin, g_end, out,
-                               [](Q4KRows8& o, int r, const kit::BlockQ4_K& blk) {
-                                 o.d[r] = blk.d;
-                                 o.dmin[r] = blk.dmin;
-                                 for (int c = 0; c < 8; ++c) {
-                                   uint8_t sc = 0, mn = 0;
-                                   kit::k4_scale_min(blk.scales, c, &sc, &mn);
-                                   o.pair[c / 2].scales[c % 2][r] = sc;
-                                   o.mins[c / 2][r][c % 2] = mn;
-                                 }
-                                 for (int p = 0; p < 4; ++p) {
-                                   for (int j = 0; j < 8; ++j) std::memcpy(o.pair[p].qs[j][r], blk.qs + 32 * p + 4 * j, 4);
-                                 }
+                               [](Q4KRows8& o, int r, const kit::BlockQ4_K& blk) { fill_k4(o, r, blk); });
+}
+
+void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q5KRows8* out) {
+  repack_rows8<kit::BlockQ5_K>(w, row_bytes, blocks, g_begin, g_end, out,
+                               [](Q5KRows8& o, int r, const kit::BlockQ5_K& blk) {
+                                 for (int j = 0; j < 8; ++j) std::memcpy(o.qh[j][r], blk.qh + 4 * j, 4);
+                                 fill_k4(o.low, r, blk);
                                });
 }
 

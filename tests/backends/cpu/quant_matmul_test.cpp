@@ -179,16 +179,17 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
   EXPECT_EQ(quant_prefill_path(), want) << "kernels " << isa_choice() << ", AMX " << amx_status();
 }
 
-// Q4_K, Q6_K, Q4_0, Q4_1 and Q8_0 decode make the eight-row copy of their weight once
-// (the rows of whole groups, not the tail) and keep it with the buffer, where the avx2
-// and avx512 kernels run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the copy,
-// a few KiB here, fits the memory rule on any machine that runs the tests); prefill makes
-// none, nor decode otherwise.
+// Q4_K, Q5_K, Q6_K, Q4_0, Q4_1 and Q8_0 decode make the eight-row copy of their weight
+// once (the rows of whole groups, not the tail) and keep it with the buffer, where the
+// avx2 and avx512 kernels run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the
+// copy, a few KiB here, fits the memory rule on any machine that runs the tests); prefill
+// makes none, nor decode otherwise.
 class DecodeCopy : public ::testing::TestWithParam<tsr_dtype> {};
 
 size_t group_bytes(tsr_dtype dtype) {
   switch (dtype) {
     case TSR_DTYPE_Q4_K: return sizeof(Q4KRows8);
+    case TSR_DTYPE_Q5_K: return sizeof(Q5KRows8);
     case TSR_DTYPE_Q6_K: return sizeof(Q6KRows8);
     case TSR_DTYPE_Q4_0: return sizeof(Q40Rows8);
     case TSR_DTYPE_Q4_1: return sizeof(Q41Rows8);
@@ -221,8 +222,8 @@ TEST_P(DecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CopiedFormats, DecodeCopy,
-                         ::testing::Values(TSR_DTYPE_Q4_K, TSR_DTYPE_Q6_K, TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1,
-                                           TSR_DTYPE_Q8_0),
+                         ::testing::Values(TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_Q4_0,
+                                           TSR_DTYPE_Q4_1, TSR_DTYPE_Q8_0),
                          [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
