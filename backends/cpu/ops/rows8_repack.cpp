@@ -45,6 +45,23 @@ void fill_k4(Q4KRows8& o, int r, const Block& blk) {
   }
 }
 
+// A 32-element format's block into row r of its group: d (Q4_1's m too), then its level
+// bytes four at a time.
+template <class Group, class Block>
+void fill_32(Group& o, int r, const Block& blk) {
+  o.d[r] = blk.d;
+  if constexpr (requires { blk.m; }) o.m[r] = blk.m;
+  const auto* levels = [&] {
+    if constexpr (requires { blk.qs; }) {
+      return reinterpret_cast<const uint8_t*>(blk.qs);
+    } else {
+      return reinterpret_cast<const uint8_t*>(blk.q);
+    }
+  }();
+  constexpr int kWords = sizeof(o.qs) / sizeof(o.qs[0]);
+  for (int j = 0; j < kWords; ++j) std::memcpy(o.qs[j][r], levels + 4 * j, 4);
+}
+
 }  // namespace
 
 void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
@@ -86,30 +103,17 @@ void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 
 void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q40Rows8* out) {
-  repack_rows8<kit::BlockQ4_0>(w, row_bytes, blocks, g_begin, g_end, out,
-                               [](Q40Rows8& o, int r, const kit::BlockQ4_0& blk) {
-                                 o.d[r] = blk.d;
-                                 for (int j = 0; j < 4; ++j) std::memcpy(o.qs[j][r], blk.qs + 4 * j, 4);
-                               });
+  repack_rows8<kit::BlockQ4_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q40Rows8, kit::BlockQ4_0>);
 }
 
 void repack_q41_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q41Rows8* out) {
-  repack_rows8<kit::BlockQ4_1>(w, row_bytes, blocks, g_begin, g_end, out,
-                               [](Q41Rows8& o, int r, const kit::BlockQ4_1& blk) {
-                                 o.d[r] = blk.d;
-                                 o.m[r] = blk.m;
-                                 for (int j = 0; j < 4; ++j) std::memcpy(o.qs[j][r], blk.qs + 4 * j, 4);
-                               });
+  repack_rows8<kit::BlockQ4_1>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q41Rows8, kit::BlockQ4_1>);
 }
 
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q80Rows8* out) {
-  repack_rows8<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out,
-                               [](Q80Rows8& o, int r, const kit::BlockQ8_0& blk) {
-                                 o.d[r] = blk.d;
-                                 for (int j = 0; j < 8; ++j) std::memcpy(o.qs[j][r], blk.q + 4 * j, 4);
-                               });
+  repack_rows8<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q80Rows8, kit::BlockQ8_0>);
 }
 
 }  // namespace tessera::cpu
