@@ -13,7 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <tessera/kit/half.h>
 
 #include "backends/cpu/ops/simd.h"
 
@@ -42,13 +42,6 @@ inline float hsum(__m512 v) {
   return simd::hsum({_mm256_add_ps(_mm512_maskz_extractf32x8_ps(0xff, v, 0), _mm512_maskz_extractf32x8_ps(0xff, v, 1))});
 }
 
-inline float bf16_scalar(uint16_t h) {
-  const uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 // *out[r] = dot(w[r][0:K], x) for S bf16 rows read side by side (S streams in flight, as
 // matmul_fast.cpp's dot_far_rows); xs is x after split_pairs.
 template <int S>
@@ -71,7 +64,7 @@ void dot_rows(const std::byte* const* w, const float* xs, int64_t K, float* cons
   for (int r = 0; r < S; ++r) {
     float sum = hsum(_mm512_add_ps(even[r], odd[r]));
     const auto* h = reinterpret_cast<const uint16_t*>(w[r]);
-    for (int64_t kt = k; kt < K; ++kt) sum += bf16_scalar(h[kt]) * xs[kt];
+    for (int64_t kt = k; kt < K; ++kt) sum += kit::bf16_to_f32(h[kt]) * xs[kt];
     *out[r] = sum;
   }
 }
