@@ -139,7 +139,7 @@ void dot_32(const uint8_t* panel, int64_t blocks, const Q8Block* x, int nx, floa
 template <class F>
 void dot_k(const uint8_t* panel, int64_t blocks, const Q8KBlock* x, int nx, float* out, int64_t ldo, int rows) {
   using L = panel::Layout<F>;
-  constexpr int kSub = panel::sub_elems<F>(), kSums = kSub / 16;
+  constexpr int kSub = panel::sub_elems<F>();
   const int64_t stride = blocks * static_cast<int64_t>(sizeof(Q8KBlock));
   alignas(64) int32_t c[2][kRowsX][16];
   alignas(64) float acc[kRowsX][16] = {};
@@ -170,12 +170,7 @@ void dot_k(const uint8_t* panel, int64_t blocks, const Q8KBlock* x, int nx, floa
       for (int64_t b = 0; b < blocks; ++b) {
         const uint8_t* p = panel + b * L::kBytes;
         const Q8KBlock& xb = x[i * blocks + b];
-        __m512i imin = _mm512_setzero_si512();
-        for (int s = 0; s < L::kSubs; ++s) {
-          int xsum = 0;
-          for (int j = 0; j < kSums; ++j) xsum += xb.sums[s * kSums + j];
-          imin = _mm512_add_epi32(imin, _mm512_mullo_epi32(panel::load16i(p + L::kMins + s * 64), _mm512_set1_epi32(xsum)));
-        }
+        const __m512i imin = panel::sum_dot<F>(p, xb);
         summ = _mm512_fnmadd_ps(_mm512_mul_ps(panel::load16(p + L::kM), _mm512_set1_ps(xb.d)), panel::to_f32(imin), summ);
       }
       total = _mm512_add_ps(total, summ);

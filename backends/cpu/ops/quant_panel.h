@@ -7,8 +7,11 @@
 // every row of x.
 //
 // Per block (32-element formats):        sum_r = dpbusd(levels + bias, x) - bias * sum(x)
-// Per super-block (K formats), per sub-block s of 16 or 32:
-//                                         isum_r += scale_{r,s} * (dpbusd(...) - bias * sum_s(x))
+// Per super-block (K formats), over its sub-blocks s of 16 or 32:
+//                                         isum_r = sum_s scale_{r,s} * dpbusd_s(levels + bias, x)
+//                                                  - bias * sum_s scale_{r,s} * sum_s(x)
+// and the mins' share sum_s min_{r,s} * sum_s(x); both sums over s of x's sums take one
+// vpdpwssd per 32 elements (sum_dot) instead of a multiply per sub-block.
 // The integer sums equal those of the eight-row kernels in matmul_quant.cpp and the float
 // operations per block are the same, in the same order, so the outputs are equal too.
 // Include only from matmul_quant.cpp.
@@ -47,18 +50,22 @@ constexpr int sub_elems() {
 }
 
 // Panel bytes per block (per super-block for the K formats):
-//   levels [groups][16 rows][4 bytes], then (K formats) scales and mins [subs][16] int32,
-//   then d [16] f32 and m or dmin [16] f32.
+//   levels [groups][16 rows][4 bytes], then (K formats) scales [subs][16] int32 and, for a
+//   K format with a min or a bias, the coefficient of x's sum over each 16 elements,
+//   int16 [8][16 rows][2] (two sixteens per lane): the min, or the scale (which the bias
+//   of those 16 levels meets); then d [16] f32 and m or dmin [16] f32.
 template <class F>
 struct Layout {
   static constexpr bool kK = quant::is_k_format<F>();
+  static constexpr bool kSumCoefs = kK && (F::kHasMin || bias<F>() != 0);
+  static_assert(!(F::kHasMin && bias<F>() != 0), "a min or a bias, not both");
   static constexpr int kElems = kK ? 256 : 32;
   static constexpr int kGroups = kElems / 4;
   static constexpr int kSubs = kK ? 256 / sub_elems<F>() : 0;
   static constexpr int kLevels = kGroups * 64;
   static constexpr int kScales = kLevels;                   // int32 [kSubs][16]
-  static constexpr int kMins = kScales + kSubs * 64;        // int32 [kSubs][16]
-  static constexpr int kD = kMins + (F::kHasMin ? kSubs * 64 : 0);
+  static constexpr int kCoefs = kScales + kSubs * 64;       // int16 [8][16][2]
+  static constexpr int kD = kCoefs + (kSumCoefs ? 8 * 64 : 0);
   static constexpr int kM = kD + 64;                        // f32 [16]
   static constexpr int kBytes = kM + (F::kHasMin ? 64 : 0);
 };
@@ -113,14 +120,13 @@ void pack(const uint8_t* w, int64_t row_bytes, int rows, int64_t blocks, uint8_t
     const auto blk = [&](int r) { return w + r * row_bytes + b * F::kBytes; };
     float d[kRows] = {}, m[kRows] = {};
     if constexpr (L::kK) {
-      int32_t sc[16][kRows] = {}, mn[16][kRows] = {};
+      int32_t sc[16][kRows] = {};
+      int16_t coef[8][kRows][2] = {};
       for (int r = 0; r < rows; ++r) {
         int s16[16], m16[16];
         F::scales(blk(r), s16, m16);
-        for (int s = 0; s < L::kSubs; ++s) {
-          sc[s][r] = s16[s * sub_elems<F>() / 16];
-          mn[s][r] = m16[s * sub_elems<F>() / 16];
-        }
+        for (int s = 0; s < L::kSubs; ++s) sc[s][r] = s16[s * sub_elems<F>() / 16];
+        for (int j = 0; j < 16; ++j) coef[j / 2][r][j % 2] = static_cast<int16_t>(F::kHasMin ? m16[j] : s16[j]);
         d[r] = F::d(blk(r));
         m[r] = F::dmin(blk(r));
       }
@@ -128,7 +134,7 @@ void pack(const uint8_t* w, int64_t row_bytes, int rows, int64_t blocks, uint8_t
         pack_chunk(p, c, rows, [&](int r) { return _mm256_add_epi8(F::levels(blk(r), c), b8); });
       }
       std::memcpy(p + L::kScales, sc, L::kSubs * 64);
-      if constexpr (F::kHasMin) std::memcpy(p + L::kMins, mn, L::kSubs * 64);
+      if constexpr (L::kSumCoefs) std::memcpy(p + L::kCoefs, coef, sizeof coef);
     } else {
       for (int r = 0; r < rows; ++r) {
         d[r] = F::d(blk(r));
@@ -165,6 +171,24 @@ inline __m512 to_f32(__m512i v) { return _mm512_maskz_cvtepi32_ps(static_cast<__
 inline __m512 load16(const uint8_t* p) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p)); }
 inline __m512i load16i(const uint8_t* p) { return _mm512_loadu_si512(reinterpret_cast<const __m512i*>(p)); }
 
+// sum_j coef_{r,j} * sum_j(x) over the sixteens j of a super-block, for the sixteen rows:
+// x's int16 sums over each 16 elements against the panel's coefficients, one vpdpwssd per
+// two sixteens. Both halves of a sub-block of 32 carry its coefficient, so the integer
+// equals sum_s coef_{r,s} * sum_s(x) over the sub-blocks.
+template <class F>
+inline __m512i sum_dot(const uint8_t* panel_block, const Q8KBlock& xb) {
+  const uint8_t* coefs = panel_block + Layout<F>::kCoefs;
+  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+  for (int j = 0; j < 16; j += 4) {
+    int32_t x0, x1;
+    std::memcpy(&x0, xb.sums + j, sizeof x0);
+    std::memcpy(&x1, xb.sums + j + 2, sizeof x1);
+    s0 = _mm512_dpwssd_epi32(s0, load16i(coefs + j * 32), _mm512_set1_epi32(x0));
+    s1 = _mm512_dpwssd_epi32(s1, load16i(coefs + (j + 2) * 32), _mm512_set1_epi32(x1));
+  }
+  return _mm512_add_epi32(s0, s1);
+}
+
 // out[i * ldo + r] for NX rows of x (32-element formats) against the panel's `rows` rows.
 template <class F, int NX>
 void dot_32(const uint8_t* panel, int64_t blocks, const Q8Block* const* x, float* out, int64_t ldo, int rows) {
@@ -190,7 +214,7 @@ void dot_32(const uint8_t* panel, int64_t blocks, const Q8Block* const* x, float
 template <class F, int NX>
 void dot_k(const uint8_t* panel, int64_t blocks, const Q8KBlock* const* x, float* out, int64_t ldo, int rows) {
   using L = Layout<F>;
-  constexpr int kSubGroups = sub_elems<F>() / 4, kSums = sub_elems<F>() / 16;
+  constexpr int kSubGroups = sub_elems<F>() / 4;
   __m512 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm512_setzero_ps();
   for (int64_t b = 0; b < blocks; ++b) {
@@ -201,15 +225,17 @@ void dot_k(const uint8_t* panel, int64_t blocks, const Q8KBlock* const* x, float
       const __m512i sc = load16i(p + L::kScales + s * 64);
       for (int i = 0; i < NX; ++i) {
         const Q8KBlock& xb = x[i][b];
-        int xsum = 0;
-        for (int j = 0; j < kSums; ++j) xsum += xb.sums[s * kSums + j];
-        __m512i t = dot_groups(p, s * kSubGroups, kSubGroups, xb.q);
-        if constexpr (bias<F>() != 0) t = _mm512_sub_epi32(t, _mm512_set1_epi32(bias<F>() * xsum));
-        isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(t, sc));
-        if constexpr (F::kHasMin) {
-          imin[i] = _mm512_add_epi32(imin[i], _mm512_mullo_epi32(load16i(p + L::kMins + s * 64), _mm512_set1_epi32(xsum)));
-        }
+        isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(dot_groups(p, s * kSubGroups, kSubGroups, xb.q), sc));
       }
+    }
+    // The biased levels' excess, sum_s scale_s * bias * sum_s(x), taken off once per block.
+    if constexpr (bias<F>() != 0) {
+      for (int i = 0; i < NX; ++i) {
+        isum[i] = _mm512_sub_epi32(isum[i], _mm512_mullo_epi32(sum_dot<F>(p, x[i][b]), _mm512_set1_epi32(bias<F>())));
+      }
+    }
+    if constexpr (F::kHasMin) {
+      for (int i = 0; i < NX; ++i) imin[i] = sum_dot<F>(p, x[i][b]);
     }
     const __m512 dw = load16(p + L::kD);
     for (int i = 0; i < NX; ++i) {
