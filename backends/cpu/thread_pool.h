@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -29,10 +30,17 @@ class ThreadPool {
   // Not reentrant: fn must not call parallel_for on the same pool.
   template <class Fn>
   void parallel_for(int64_t n, int64_t grain, Fn&& fn) {
-    using F = std::remove_reference_t<Fn>;
-    run({static_cast<const void*>(&fn),
-         [](const void* f, int64_t b, int64_t e) { (*static_cast<const F*>(f))(b, e); }},
-        n, grain);
+    run(body_of(fn), n, grain, Split::kChunks);
+  }
+
+  // The same over chunks of exactly `chunk` indices (the last may hold fewer), dealt for
+  // streaming: thread t takes the chunks of the t-th contiguous share of [0, n) in order,
+  // so its reads (and the hardware's read-ahead) run through one region of memory; a
+  // thread done with its own share then takes chunks from the back of the share with the
+  // most left, so that one thread slowed by another process does not hold up the others.
+  template <class Fn>
+  void parallel_for_shares(int64_t n, int64_t chunk, Fn&& fn) {
+    run(body_of(fn), n, chunk, Split::kShares);
   }
 
  private:
@@ -42,9 +50,27 @@ class ThreadPool {
     void (*call)(const void* fn, int64_t begin, int64_t end);
   };
 
-  void run(Body body, int64_t n, int64_t grain);
-  void run_chunks();  // claims chunks of the current job until none are left
-  void worker_loop();
+  enum class Split { kChunks, kShares };
+
+  // One share of a kShares job: chunk indices [front, back) packed as front << 32 | back,
+  // on a cache line of its own; the owner takes the front, other threads the back.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> range{0};
+  };
+
+  template <class Fn>
+  static Body body_of(Fn& fn) {
+    using F = std::remove_reference_t<Fn>;
+    return {static_cast<const void*>(&fn),
+            [](const void* f, int64_t b, int64_t e) { (*static_cast<const F*>(f))(b, e); }};
+  }
+
+  void run(Body body, int64_t n, int64_t grain, Split split);
+  void run_chunks(int thread);  // claims chunks of the current job until none are left
+  void run_chunk(int64_t c);    // calls the body on chunk c, keeping its first exception
+  int64_t take_own_chunk(int thread);
+  int64_t take_other_chunk();
+  void worker_loop(int thread);
   bool wait_for_job(uint64_t seen);  // false when the pool is stopping
 
   int n_threads_;
@@ -55,7 +81,9 @@ class ThreadPool {
   int64_t n_ = 0;
   int64_t chunk_ = 1;
   int64_t n_chunks_ = 0;
-  std::atomic<int64_t> next_chunk_{0};
+  Split split_ = Split::kChunks;
+  std::atomic<int64_t> next_chunk_{0};    // kChunks: the next chunk to take
+  std::unique_ptr<Share[]> shares_;       // kShares: one per thread
   std::exception_ptr error_;  // first exception of the job, guarded by mutex_
 
   std::mutex mutex_;

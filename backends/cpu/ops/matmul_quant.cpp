@@ -653,9 +653,10 @@ bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<typ
   }
   float* out = a.out.as<float>();
   const int nx = static_cast<int>(a.n);
-  // One contiguous share of the groups per thread, as in run_rows.
-  const int64_t grain = (groups + pool.size() - 1) / pool.size();
-  pool.parallel_for(groups, grain, [&](int64_t b, int64_t e) {
+  // One contiguous share of the groups per thread, in chunks of about 64 KiB that a thread
+  // done early takes over from the back of another's share.
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{64} << 10) / (blocks * static_cast<int64_t>(sizeof(Group))));
+  pool.parallel_for_shares(groups, chunk, [&](int64_t b, int64_t e) {
     for (int64_t g = b; g < e; ++g) {
       with_tile(nx, [&]<int NX>() { rows8::dot<NX>(packed + g * blocks, x, x_sums, blocks, out + 8 * g, a.m); });
     }
