@@ -288,22 +288,26 @@ void tile_any(int nx, int nw, const float* const* x, const float* const* w, int6
 constexpr int kWideRows = 32;
 constexpr int kWideX = 6;
 
-// panel[k * 32 + r] = w[m0 + r, k] for r < rows, 0 beyond. f16 and bf16 rows are first
-// converted into rows_f32 ([32][K]); the transpose then writes the panel in order.
-void pack_wide(const MatmulArgs& a, int64_t m0, int rows, float* rows_f32, float* panel) {
-  const float* src[kWideRows];
-  for (int r = 0; r < rows; ++r) {
-    if (a.w.dtype == TSR_DTYPE_F32) {
-      src[r] = a.w.row<const float>(m0 + r);
-    } else {
-      row_to_f32(a.w.dtype, a.w.row<const std::byte>(m0 + r), a.k, rows_f32 + r * a.k);
-      src[r] = rows_f32 + r * a.k;
+// panel[k * 32 + r] = w[m0 + r, k] for r < rows (rows past the matrix repeat row m0: their
+// lanes are never stored, see store_panel_rows): eight rows by eight elements at a time,
+// converted to f32 and transposed in registers. (Converting whole rows first and
+// then reading them column by column took longer than the products themselves with 64
+// rows of x: bench_cpu_kernels BM_Prefill f16, 1 thread, 39 GFLOP/s.)
+template <class Format>
+void pack_wide(const MatmulArgs& a, int64_t m0, int rows, float* panel) {
+  const std::byte* src[kWideRows];
+  for (int r = 0; r < kWideRows; ++r) src[r] = a.w.row<const std::byte>(m0 + (r < rows ? r : 0));
+  const int64_t k_vec = a.k / kLanes * kLanes;
+  for (int64_t k = 0; k < k_vec; k += kLanes) {
+    for (int g = 0; g < kWideRows; g += kLanes) {
+      __m256i v[kLanes];
+      for (int r = 0; r < kLanes; ++r) v[r] = _mm256_castps_si256(Format::load8(src[g + r], k).v);
+      simd::transpose8(v);
+      for (int j = 0; j < kLanes; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel + (k + j) * kWideRows + g), v[j]);
     }
   }
-  for (int64_t k = 0; k < a.k; ++k) {
-    float* dst = panel + k * kWideRows;
-    for (int r = 0; r < rows; ++r) dst[r] = src[r][k];
-    for (int r = rows; r < kWideRows; ++r) dst[r] = 0.0f;
+  for (int64_t k = k_vec; k < a.k; ++k) {
+    for (int r = 0; r < kWideRows; ++r) panel[k * kWideRows + r] = Format::load1(src[r], k);
   }
 }
 
@@ -329,11 +333,14 @@ void matmul_prefill_wide(ThreadPool& pool, const MatmulArgs& a) {
   float* out = a.out.as<float>();
   pool.parallel_for(panels, 1, [&](int64_t p_begin, int64_t p_end) {
     std::vector<float> panel(static_cast<size_t>(a.k * kWideRows));
-    std::vector<float> rows_f32(a.w.dtype == TSR_DTYPE_F32 ? 0 : static_cast<size_t>(a.k * kWideRows));
     for (int64_t p = p_begin; p < p_end; ++p) {
       const int64_t m0 = p * kWideRows;
       const int rows = static_cast<int>(std::min<int64_t>(kWideRows, a.m - m0));
-      pack_wide(a, m0, rows, rows_f32.data(), panel.data());
+      switch (a.w.dtype) {
+        case TSR_DTYPE_F32: pack_wide<F32Format>(a, m0, rows, panel.data()); break;
+        case TSR_DTYPE_F16: pack_wide<F16Format>(a, m0, rows, panel.data()); break;
+        default: pack_wide<BF16Format>(a, m0, rows, panel.data()); break;
+      }
       for (int64_t n0 = 0; n0 < a.n; n0 += kWideX) {
         const float* x[kWideX];
         const int nx = static_cast<int>(std::min<int64_t>(kWideX, a.n - n0));

@@ -24,6 +24,7 @@
 
 #include "backends/cpu/ops/quant_activations.h"
 #include "backends/cpu/ops/quant_groups.h"
+#include "backends/cpu/ops/simd.h"
 
 #if TESSERA_CPU_AVX512
 #define TESSERA_CPU_PANEL 1
@@ -70,27 +71,6 @@ struct Layout {
   static constexpr int kBytes = kM + (F::kHasMin ? 64 : 0);
 };
 
-// Eight rows of eight dwords to eight vectors of one dword of each row:
-// in v[r] = row r; out v[g] = dword g of rows 0..7.
-inline void transpose8(__m256i* v) {
-  __m256i t[8], u[8];
-  for (int p = 0; p < 4; ++p) {
-    t[2 * p] = _mm256_unpacklo_epi32(v[2 * p], v[2 * p + 1]);      // dwords 0,1 | 4,5 of two rows
-    t[2 * p + 1] = _mm256_unpackhi_epi32(v[2 * p], v[2 * p + 1]);  // dwords 2,3 | 6,7
-  }
-  for (int h = 0; h < 2; ++h) {  // rows 0..3, rows 4..7
-    const __m256i* s = t + 4 * h;
-    u[4 * h + 0] = _mm256_unpacklo_epi64(s[0], s[2]);  // dword 0 | 4 of four rows
-    u[4 * h + 1] = _mm256_unpackhi_epi64(s[0], s[2]);  // 1 | 5
-    u[4 * h + 2] = _mm256_unpacklo_epi64(s[1], s[3]);  // 2 | 6
-    u[4 * h + 3] = _mm256_unpackhi_epi64(s[1], s[3]);  // 3 | 7
-  }
-  for (int g = 0; g < 4; ++g) {
-    v[g] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x20);
-    v[g + 4] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x31);
-  }
-}
-
 // 32 levels per row of `rows` (<= 16) rows into the panel's vectors for groups
 // [8 c, 8 c + 8); levels(r) gives row r's levels, already biased. Missing rows are zero.
 template <class Levels>
@@ -101,7 +81,7 @@ inline void pack_chunk(uint8_t* levels_out, int c, int rows, Levels&& levels) {
       const int row = 8 * half + r;
       v[r] = row < rows ? levels(row) : _mm256_setzero_si256();
     }
-    transpose8(v);
+    simd::transpose8(v);
     for (int g = 0; g < 8; ++g) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(levels_out + (8 * c + g) * 64 + 32 * half), v[g]);
     }

@@ -101,6 +101,27 @@ inline F32x8 exp(F32x8 a) {
   return {_mm256_blendv_ps(y, x0, _mm256_cmp_ps(x0, x0, _CMP_UNORD_Q))};
 }
 
+// Eight rows of eight dwords to eight vectors of one dword of each row:
+// in v[r] = row r; out v[g] = dword g of rows 0..7.
+inline void transpose8(__m256i* v) {
+  __m256i t[8], u[8];
+  for (int p = 0; p < 4; ++p) {
+    t[2 * p] = _mm256_unpacklo_epi32(v[2 * p], v[2 * p + 1]);      // dwords 0,1 | 4,5 of two rows
+    t[2 * p + 1] = _mm256_unpackhi_epi32(v[2 * p], v[2 * p + 1]);  // dwords 2,3 | 6,7
+  }
+  for (int h = 0; h < 2; ++h) {  // rows 0..3, rows 4..7
+    const __m256i* s = t + 4 * h;
+    u[4 * h + 0] = _mm256_unpacklo_epi64(s[0], s[2]);  // dword 0 | 4 of four rows
+    u[4 * h + 1] = _mm256_unpackhi_epi64(s[0], s[2]);  // 1 | 5
+    u[4 * h + 2] = _mm256_unpacklo_epi64(s[1], s[3]);  // 2 | 6
+    u[4 * h + 3] = _mm256_unpackhi_epi64(s[1], s[3]);  // 3 | 7
+  }
+  for (int g = 0; g < 4; ++g) {
+    v[g] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x20);
+    v[g + 4] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x31);
+  }
+}
+
 #else  // portable: fixed-width loops
 
 struct F32x8 {
