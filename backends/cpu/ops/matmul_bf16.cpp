@@ -39,13 +39,25 @@ bool bf16_dot_usable() {
 }
 
 // panel as above for weight rows [m0, m0 + rows); rows past `rows` and the pad element
-// of an odd K are zero.
+// of an odd K are zero. Eight rows by eight pairs at a time, transposed in registers.
 void pack_panel(const MatmulArgs& a, int64_t m0, int rows, int64_t pairs, uint32_t* panel) {
   // A full panel writes every entry below (the pad pair of an odd K included).
   if (rows < kPanelRows) std::memset(panel, 0, static_cast<size_t>(pairs * kPanelRows) * sizeof(uint32_t));
+  const int64_t whole = a.k / 2 / 8 * 8;  // pairs taken eight at a time
+  const int full_groups = rows / 8 * 8;
+  for (int g = 0; g < full_groups; g += 8) {
+    for (int64_t p = 0; p < whole; p += 8) {
+      __m256i v[8];
+      for (int r = 0; r < 8; ++r) {
+        v[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.w.row<const uint16_t>(m0 + g + r) + 2 * p));
+      }
+      simd::transpose8(v);
+      for (int j = 0; j < 8; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel + (p + j) * kPanelRows + g), v[j]);
+    }
+  }
   for (int r = 0; r < rows; ++r) {
     const auto* w = a.w.row<const uint16_t>(m0 + r);
-    for (int64_t p = 0; p < a.k / 2; ++p) {
+    for (int64_t p = r < full_groups ? whole : 0; p < a.k / 2; ++p) {
       uint32_t pair;
       std::memcpy(&pair, w + 2 * p, sizeof pair);
       panel[p * kPanelRows + r] = pair;
