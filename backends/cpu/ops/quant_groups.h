@@ -248,6 +248,21 @@ struct IQ4_XS {
   static __m256i levels(const uint8_t* b, int c) {
     return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b + 8 + 16 * c));
   }
+  // scales() below as two vectors, half-chunks 0..7 and 8..15: each lane shifts the low
+  // and high scale bits of its chunk c into place (low nibble 4 c, high pair 2 c).
+  static void scale_vectors(const uint8_t* b, __m256i* sc) {
+    uint16_t scales_h;
+    uint32_t scales_l;
+    std::memcpy(&scales_h, b + 2, sizeof scales_h);
+    std::memcpy(&scales_l, b + 4, sizeof scales_l);
+    const __m256i low = _mm256_set1_epi32(static_cast<int>(scales_l)), high = _mm256_set1_epi32(scales_h);
+    for (int h = 0; h < 2; ++h) {
+      const __m256i c = _mm256_add_epi32(_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), _mm256_set1_epi32(4 * h));
+      const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(low, _mm256_slli_epi32(c, 2)), _mm256_set1_epi32(0xF));
+      const __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(high, _mm256_slli_epi32(c, 1)), _mm256_set1_epi32(3));
+      sc[h] = _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32));
+    }
+  }
   static void scales(const uint8_t* b, int* sc, int* mn) {
     uint16_t scales_h;
     std::memcpy(&scales_h, b + 2, sizeof scales_h);
