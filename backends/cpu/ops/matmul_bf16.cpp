@@ -52,7 +52,9 @@ void pack_panel(const MatmulArgs& a, int64_t m0, int rows, int64_t pairs, uint32
         v[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.w.row<const uint16_t>(m0 + g + r) + 2 * p));
       }
       simd::transpose8(v);
-      for (int j = 0; j < 8; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel + (p + j) * kPanelRows + g), v[j]);
+      for (int j = 0; j < 8; ++j) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel + (p + j) * kPanelRows + g), v[j]);
+      }
     }
   }
   for (int r = 0; r < rows; ++r) {

@@ -110,8 +110,8 @@ TEST(CpuThreadPool, SharesComeInChunksOfTheGivenSize) {
     chunks.emplace_back(begin, end);
   });
   std::sort(chunks.begin(), chunks.end());
-  EXPECT_THAT(chunks, ::testing::ElementsAre(std::pair<int64_t, int64_t>{0, 30}, std::pair<int64_t, int64_t>{30, 60},
-                                             std::pair<int64_t, int64_t>{60, 90}, std::pair<int64_t, int64_t>{90, 100}));
+  using Range = std::pair<int64_t, int64_t>;
+  EXPECT_THAT(chunks, ::testing::ElementsAre(Range{0, 30}, Range{30, 60}, Range{60, 90}, Range{90, 100}));
 }
 
 TEST(CpuThreadPool, TheCallerTakesTheFirstShareInOrder) {
