@@ -9,6 +9,7 @@
 // is formed. Include only from kernel-variant sources (isa_target.h).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -248,8 +249,9 @@ struct IQ4_XS {
   static __m256i levels(const uint8_t* b, int c) {
     return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b + 8 + 16 * c));
   }
-  // scales() below as two vectors, half-chunks 0..7 and 8..15: each lane shifts the low
-  // and high scale bits of its chunk c into place (low nibble 4 c, high pair 2 c).
+  // The sixteen scales (one per half-chunk, both halves of chunk c sharing its 6-bit
+  // scale: low nibble c of bytes 4..7, high pair c of bytes 2..3, minus 32) as two
+  // vectors, half-chunks 0..7 and 8..15; scales() stores them.
   static void scale_vectors(const uint8_t* b, __m256i* sc) {
     uint16_t scales_h;
     uint32_t scales_l;
@@ -264,14 +266,11 @@ struct IQ4_XS {
     }
   }
   static void scales(const uint8_t* b, int* sc, int* mn) {
-    uint16_t scales_h;
-    std::memcpy(&scales_h, b + 2, sizeof scales_h);
-    for (int c = 0; c < 8; ++c) {
-      const int low = (b[4 + c / 2] >> (4 * (c % 2))) & 0xF;
-      const int high = (scales_h >> (2 * c)) & 3;
-      sc[2 * c] = sc[2 * c + 1] = (low | high << 4) - 32;
-      mn[2 * c] = mn[2 * c + 1] = 0;
-    }
+    __m256i v[2];
+    scale_vectors(b, v);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sc), v[0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sc + 8), v[1]);
+    std::fill_n(mn, 16, 0);
   }
 };
 
