@@ -153,7 +153,8 @@ void BM_DecodeCached(benchmark::State& state) {
 
 void decode_args(benchmark::internal::Benchmark* b) {
   for (int dtype : {TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_BF16, TSR_DTYPE_Q8_0, TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1,
-                    TSR_DTYPE_Q5_0, TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_XS}) {
+                    TSR_DTYPE_Q5_0, TSR_DTYPE_Q5_1, TSR_DTYPE_IQ4_NL, TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K,
+                    TSR_DTYPE_IQ4_XS}) {
     for (int threads : {1, 2}) b->Args({dtype, threads});
   }
   b->ArgNames({"dtype", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -24,8 +24,10 @@
 #include "backends/cpu/amx_support.h"
 #include "backends/cpu/buffer.h"
 #include "backends/cpu/decode_rows.h"
+#include "backends/cpu/ops/iq4xs_rows8.h"
 #include "backends/cpu/ops/q40_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/q50_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
 #include "backends/cpu/ops/q80_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
@@ -37,6 +39,7 @@
 #include "backends/cpu/ops/quant_groups.h"
 #include "backends/cpu/ops/quant_panel.h"
 #include "backends/cpu/ops/quant_rows8.h"
+#include "backends/cpu/ops/quant_rows8_32.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
@@ -613,7 +616,15 @@ struct Rows8<quant::Q4_0> : Rows8Of<Q40Rows8, Q8Block, repack_q40_rows8> {};
 template <>
 struct Rows8<quant::Q4_1> : Rows8Of<Q41Rows8, Q8Block, repack_q41_rows8> {};
 template <>
+struct Rows8<quant::IQ4_NL> : Rows8Of<IQ4NLRows8, Q8Block, repack_iq4nl_rows8> {};
+template <>
+struct Rows8<quant::Q5_0> : Rows8Of<Q50Rows8, Q8Block, repack_q50_rows8> {};
+template <>
+struct Rows8<quant::Q5_1> : Rows8Of<Q51Rows8, Q8Block, repack_q51_rows8> {};
+template <>
 struct Rows8<quant::Q8_0> : Rows8Of<Q80Rows8, Q8Block, repack_q80_rows8> {};
+template <>
+struct Rows8<quant::IQ4_XS> : Rows8Of<IQ4XSRows8, Q8KBlock, repack_iq4xs_rows8, 4> {};
 
 // Decode from the weight's eight-row copy (Rows8<F>), made at its first decode and kept
 // with its buffer; false, having done nothing, where there is no such copy (no buffer:

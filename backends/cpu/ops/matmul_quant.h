@@ -2,10 +2,11 @@
 // row of x is quantised once to int8 blocks (quant_activations.h) and each weight block
 // is dotted with it in integers, scaled once per block (32-element formats) or per
 // super-block (K formats). Weight rows are split across the pool's threads.
-//  - Decode (up to four rows of x): eight weight rows at a time, straight from the weight
-//    bytes, each thread streaming one contiguous share of the rows; Q4_K, where asked
-//    for, from a copy regrouped eight rows at a time (q4k_rows8.h, quant_rows8.h), made at
-//    the weight's first decode and kept with its buffer (repacked_weights.h).
+//  - Decode (up to four rows of x): eight weight rows at a time, each thread streaming one
+//    contiguous share of the rows; by default from a copy regrouped eight rows at a time
+//    (every format but Q2_K and Q3_K: the *_rows8.h layouts, quant_rows8.h and
+//    quant_rows8_32.h), made at the weight's first decode and kept with its buffer
+//    (repacked_weights.h), else straight from the weight bytes.
 //  - Prefill (more rows of x), in the avx512 copy (AVX-512 VNNI): sixteen weight rows are
 //    unpacked into a panel once and met by every row of x (quant_panel.h), sixteen rows
 //    of x per tile product where the processor has AMX int8 (quant_amx.h); the results

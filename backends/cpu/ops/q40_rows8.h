@@ -5,7 +5,8 @@
 // nibbles elements 16 + 4j .. 16 + 4j + 3 of each row, and one vpdpbusd against four
 // broadcast x values gives eight rows' partial dots, lane r = row r, where the file's
 // layout takes a load per row and three rounds of lane sums. The same 18 (Q4_1: 20) bytes
-// per row and block as the file, in the order the kernel reads them.
+// per row and block as the file, in the order the kernel reads them. IQ4_NL's blocks are
+// Q4_0's bytes with other levels, and are copied the same way.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +28,17 @@ struct Q41Rows8 {
 };
 static_assert(sizeof(Q41Rows8) == 8 * 20);
 
-// Groups [g_begin, g_end) of eight rows of a Q4_0 (Q4_1) matrix (rows at w + r * row_bytes,
+// An IQ4_NL block: Q4_0's bytes; value = d * kIq4nlValues[nibble] (kit/quant_blocks.h).
+struct IQ4NLRows8 : Q40Rows8 {};
+static_assert(sizeof(IQ4NLRows8) == 8 * 18);
+
+// Groups [g_begin, g_end) of eight rows of a Q4_0 (Q4_1, IQ4_NL) matrix (rows at w + r * row_bytes,
 // `blocks` blocks each) into out[(g - g_begin) * blocks + b].
 void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q40Rows8* out);
 void repack_q41_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q41Rows8* out);
+void repack_iq4nl_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                        IQ4NLRows8* out);
 
 }  // namespace tessera::cpu

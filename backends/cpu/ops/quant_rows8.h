@@ -1,5 +1,5 @@
-// Decode MATMUL for block-format weights regrouped eight rows at a time. Q4_K
-// (q4k_rows8.h): per group and super-block, per chunk pair p and four-byte word j, one
+// Decode MATMUL for block-format weights regrouped eight rows at a time: the K formats
+// here, the 32-element ones in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and super-block, per chunk pair p and four-byte word j, one
 // 32-byte load holds that word of eight rows; its low nibbles (chunk 2p) and high nibbles
 // (chunk 2p + 1) each meet four broadcast x values in one vpdpbusd, lane r = row r. Per
 // chunk, the eight rows' sums are scaled by their eight scales in one multiply:
@@ -14,11 +14,11 @@
 #include <type_traits>
 
 #include "backends/cpu/ops/byte_dot.h"
-#include "backends/cpu/ops/q40_rows8.h"
+#include "backends/cpu/ops/iq4xs_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
-#include "backends/cpu/ops/q80_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
+#include "backends/cpu/ops/quant_groups.h"
 
 #if TESSERA_CPU_AVX2
 namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8 {
@@ -106,7 +106,7 @@ void dot_k4(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sum
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, _mm256_add_ps(acc[i], summ[i]));
 }
 
-// Each layout has a dot of this form; the x sums are the Q4_K and Q5_K kernel's only.
+// Each layout has a dot of this form; the x sums are for Q4_K, Q5_K and IQ4_XS only.
 template <int NX>
 void dot(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
          int64_t ldo) {
@@ -180,89 +180,68 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const*, int
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
 }
 
-// The 32-element formats (q40_rows8.h, q80_rows8.h): per block, the eight rows' integer
-// dots with x, lane r = row r, then the same float operations per block as dot_8rows_32
-// (matmul_quant.cpp) on the same integers, so the outputs are equal bit for bit. Nibbles
-// are unsigned: Q4_0's lose 8 * sum(x) once per block, Q4_1's add m * d_x * sum(x).
-// Q8_0's levels are made unsigned by + 128 (and lose 128 * sum(x)) where vpdpbusd adds
-// them without saturating, and move their sign onto x on AVX2, whose pmaddubsw would
-// saturate on 128 + level.
-template <int NX>
-inline void nibble_dots(const uint8_t (*qs)[8][4], const Q8Block* const* x, int64_t b, __m256i* isum) {
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
-  for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
-  for (int j = 0; j < 4; ++j) {
-    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs[j]));
-    const __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
-    for (int i = 0; i < NX; ++i) {
-      isum[i] = dot_bytes_add<false>(isum[i], ql, broadcast_word(x[i][b].q + 4 * j));
-      isum[i] = dot_bytes_add<false>(isum[i], qh, broadcast_word(x[i][b].q + 16 + 4 * j));
-    }
-  }
+// IQ4_NL's and IQ4_XS's 16 levels as the bytes their dots take: + 128, unsigned, where
+// vpdpbusd adds them without saturating (a dot then loses 128 * sum(x)); signed on AVX2,
+// whose pmaddubsw would saturate on 128 + level (the sign moves onto x).
+#if TESSERA_CPU_AVX512
+constexpr int kTableBias = 128;
+#else
+constexpr int kTableBias = 0;
+#endif
+
+inline __m256i level_table() {
+  const __m256i table = quant::iq4nl_table();
+  if constexpr (kTableBias != 0) return _mm256_xor_si256(table, _mm256_set1_epi8(static_cast<char>(0x80)));
+  return table;
 }
 
-inline __m256 halves8(const uint16_t* h) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))); }
-
+// The same for IQ4_XS (iq4xs_rows8.h). Per chunk c, four 32-byte loads give the eight
+// rows' nibbles of its 32 elements; a table lookup turns them into levels, and the chunk's
+// dots are scaled by the eight rows' scales:
+//   isum_r = sum_c scale_{r,c} * sum_i level_{r,i} q_i - kTableBias * sum_c scale_{r,c} * sum_c(x)
+// the second sum one vpmaddwd per chunk pair, as Q4_K's mins. These integers equal those
+// of dot_8rows_k, and the float operations per super-block are its own, so the outputs
+// are equal bit for bit.
 template <int NX>
-void dot(const Q40Rows8* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+void dot(const IQ4XSRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
          int64_t ldo) {
   __m256 acc[NX];
   for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
+  const __m256i table = level_table(), nibble = _mm256_set1_epi8(0x0F);
   for (int64_t b = 0; b < blocks; ++b) {
-    __m256i isum[NX];
-    nibble_dots<NX>(g[b].qs, x, b, isum);
-    const __m256 dw = halves8(g[b].d);
-    for (int i = 0; i < NX; ++i) {
-      const __m256i dot = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(8 * x[i][b].sum));
-      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
+    const IQ4XSRows8& s = g[b];
+    __m256i isum[NX], ibias[NX];
+    for (int i = 0; i < NX; ++i) isum[i] = ibias[i] = _mm256_setzero_si256();
+    for (int p = 0; p < 4; ++p) {
+      // Lane r: row r's scales of chunks 2p (low int16) and 2p + 1 (high).
+      const __m256i pair = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.scales[p])));
+      const __m256i scale[2] = {_mm256_srai_epi32(_mm256_slli_epi32(pair, 16), 16), _mm256_srai_epi32(pair, 16)};
+      for (int h = 0; h < 2; ++h) {
+        const int c = 2 * p + h;
+        __m256i part[NX];
+        for (int i = 0; i < NX; ++i) part[i] = _mm256_setzero_si256();
+        for (int j = 0; j < 4; ++j) {
+          const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.qs[c][j]));
+          const __m256i low = _mm256_shuffle_epi8(table, _mm256_and_si256(q, nibble));
+          const __m256i high = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble));
+          for (int i = 0; i < NX; ++i) {
+            const int8_t* xq = x[i][b].q + 32 * c + 4 * j;
+            part[i] = dot_bytes_add<kTableBias == 0>(part[i], low, broadcast_word(xq));
+            part[i] = dot_bytes_add<kTableBias == 0>(part[i], high, broadcast_word(xq + 16));
+          }
+        }
+        for (int i = 0; i < NX; ++i) isum[i] = _mm256_add_epi32(isum[i], _mm256_mullo_epi32(part[i], scale[h]));
+      }
+      if constexpr (kTableBias != 0) {
+        for (int i = 0; i < NX; ++i) {
+          ibias[i] = _mm256_add_epi32(ibias[i], _mm256_madd_epi16(pair, _mm256_set1_epi32(pair_sums[i][4 * b + p])));
+        }
+      }
     }
-  }
-  for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
-}
-
-template <int NX>
-void dot(const Q41Rows8* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
-         int64_t ldo) {
-  __m256 acc[NX], summ[NX];
-  for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < blocks; ++b) {
-    __m256i isum[NX];
-    nibble_dots<NX>(g[b].qs, x, b, isum);
-    const __m256 dw = halves8(g[b].d), mw = halves8(g[b].m);
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
     for (int i = 0; i < NX; ++i) {
+      if constexpr (kTableBias != 0) isum[i] = _mm256_sub_epi32(isum[i], _mm256_mullo_epi32(ibias[i], _mm256_set1_epi32(kTableBias)));
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[i]), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
-      summ[i] = _mm256_fmadd_ps(mw, _mm256_set1_ps(x[i][b].s), summ[i]);
-    }
-  }
-  for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, _mm256_add_ps(acc[i], summ[i]));
-}
-
-template <int NX>
-void dot(const Q80Rows8* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
-         int64_t ldo) {
-  __m256 acc[NX];
-  for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < blocks; ++b) {
-    const Q80Rows8& s = g[b];
-    __m256i isum[NX];
-    for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
-    for (int j = 0; j < 8; ++j) {
-      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.qs[j]));
-#if TESSERA_CPU_AVX512
-      const __m256i u = _mm256_xor_si256(q, _mm256_set1_epi8(static_cast<char>(0x80)));  // level + 128
-      for (int i = 0; i < NX; ++i) isum[i] = dot_bytes_add<false>(isum[i], u, broadcast_word(x[i][b].q + 4 * j));
-#else
-      for (int i = 0; i < NX; ++i) isum[i] = dot_bytes_add<true>(isum[i], q, broadcast_word(x[i][b].q + 4 * j));
-#endif
-    }
-    const __m256 dw = halves8(s.d);
-    for (int i = 0; i < NX; ++i) {
-#if TESSERA_CPU_AVX512
-      const __m256i dot = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(128 * x[i][b].sum));
-#else
-      const __m256i dot = isum[i];
-#endif
-      acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
     }
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);

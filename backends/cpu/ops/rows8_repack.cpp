@@ -1,11 +1,14 @@
 // The eight-row copies of block-format weights (q4k_rows8.h for Q4_K and Q5_K,
-// q6k_rows8.h, q40_rows8.h, q80_rows8.h), made from the file's bytes.
+// q6k_rows8.h, iq4xs_rows8.h, q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h for Q5_0
+// and Q5_1, q80_rows8.h), made from the file's bytes.
 #include <cstring>
 
 #include <tessera/kit/quant_blocks.h>
 
+#include "backends/cpu/ops/iq4xs_rows8.h"
 #include "backends/cpu/ops/q40_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/q50_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
 #include "backends/cpu/ops/q80_rows8.h"
 
@@ -62,6 +65,25 @@ void fill_32(Group& o, int r, const Block& blk) {
   for (int j = 0; j < kWords; ++j) std::memcpy(o.qs[j][r], levels + 4 * j, 4);
 }
 
+// A Q5_0 or Q5_1 block into row r of its group: Q4_0's fields (and Q4_1's m), and the
+// fifth bits in Q50Rows8::qh's order.
+template <class Group, class Block>
+void fill_q5(Group& o, int r, const Block& blk) {
+  o.d[r] = blk.d;
+  if constexpr (requires { blk.m; }) o.m[r] = blk.m;
+  for (int j = 0; j < 4; ++j) std::memcpy(o.qs[j][r], blk.qs + 4 * j, 4);
+  uint32_t bits;
+  std::memcpy(&bits, blk.qh, sizeof bits);
+  for (int k = 0; k < 4; ++k) {
+    uint8_t byte = 0;
+    for (int j = 0; j < 4; ++j) {
+      byte |= static_cast<uint8_t>((bits >> (4 * j + k) & 1u) << j);
+      byte |= static_cast<uint8_t>((bits >> (16 + 4 * j + k) & 1u) << (4 + j));
+    }
+    o.qh[r][k] = byte;
+  }
+}
+
 }  // namespace
 
 void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
@@ -109,6 +131,39 @@ void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 void repack_q41_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q41Rows8* out) {
   repack_rows8<kit::BlockQ4_1>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q41Rows8, kit::BlockQ4_1>);
+}
+
+void repack_iq4nl_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                        IQ4NLRows8* out) {
+  repack_rows8<kit::BlockIQ4_NL>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<IQ4NLRows8, kit::BlockIQ4_NL>);
+}
+
+void repack_q50_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q50Rows8* out) {
+  repack_rows8<kit::BlockQ5_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q50Rows8, kit::BlockQ5_0>);
+}
+
+void repack_q51_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                      Q51Rows8* out) {
+  repack_rows8<kit::BlockQ5_1>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q51Rows8, kit::BlockQ5_1>);
+}
+
+void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                        IQ4XSRows8* out) {
+  repack_rows8<kit::BlockIQ4_XS>(w, row_bytes, blocks, g_begin, g_end, out,
+                                 [](IQ4XSRows8& o, int r, const kit::BlockIQ4_XS& blk) {
+                                   uint32_t low;
+                                   std::memcpy(&low, blk.scales_l, sizeof low);
+                                   for (int c = 0; c < 8; ++c) {
+                                     const int scale = static_cast<int>((low >> 4 * c & 15u) |
+                                                                        (blk.scales_h >> 2 * c & 3u) << 4);
+                                     o.scales[c / 2][r][c % 2] = static_cast<int8_t>(scale - 32);
+                                   }
+                                   for (int c = 0; c < 8; ++c) {
+                                     for (int j = 0; j < 4; ++j) std::memcpy(o.qs[c][j][r], blk.qs + 16 * c + 4 * j, 4);
+                                   }
+                                   o.d[r] = blk.d;
+                                 });
 }
 
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,

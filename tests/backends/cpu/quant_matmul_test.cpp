@@ -27,8 +27,10 @@
 #include "backends/cpu/ops/get_rows.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/matmul_quant.h"
+#include "backends/cpu/ops/iq4xs_rows8.h"
 #include "backends/cpu/ops/q40_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
+#include "backends/cpu/ops/q50_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
 #include "backends/cpu/ops/q80_rows8.h"
 #include "backends/cpu/repacked_weights.h"
@@ -179,7 +181,7 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
   EXPECT_EQ(quant_prefill_path(), want) << "kernels " << isa_choice() << ", AMX " << amx_status();
 }
 
-// Q4_K, Q5_K, Q6_K, Q4_0, Q4_1 and Q8_0 decode make the eight-row copy of their weight
+// Decode of every block format but Q2_K and Q3_K makes the eight-row copy of their weight
 // once (the rows of whole groups, not the tail) and keep it with the buffer, where the
 // avx2 and avx512 kernels run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the
 // copy, a few KiB here, fits the memory rule on any machine that runs the tests); prefill
@@ -193,7 +195,12 @@ size_t group_bytes(tsr_dtype dtype) {
     case TSR_DTYPE_Q6_K: return sizeof(Q6KRows8);
     case TSR_DTYPE_Q4_0: return sizeof(Q40Rows8);
     case TSR_DTYPE_Q4_1: return sizeof(Q41Rows8);
-    default: return sizeof(Q80Rows8);
+    case TSR_DTYPE_IQ4_NL: return sizeof(IQ4NLRows8);
+    case TSR_DTYPE_Q5_0: return sizeof(Q50Rows8);
+    case TSR_DTYPE_Q5_1: return sizeof(Q51Rows8);
+    case TSR_DTYPE_IQ4_XS: return sizeof(IQ4XSRows8);
+    case TSR_DTYPE_Q8_0: return sizeof(Q80Rows8);
+    default: return 0;
   }
 }
 
@@ -222,8 +229,9 @@ TEST_P(DecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CopiedFormats, DecodeCopy,
-                         ::testing::Values(TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_Q4_0,
-                                           TSR_DTYPE_Q4_1, TSR_DTYPE_Q8_0),
+                         ::testing::Values(TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_XS,
+                                           TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_IQ4_NL, TSR_DTYPE_Q5_0,
+                                           TSR_DTYPE_Q5_1, TSR_DTYPE_Q8_0),
                          [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
 class QuantGetRows : public ::testing::TestWithParam<tsr_dtype> {};
