@@ -39,4 +39,17 @@ const std::string& amx_status() {
 
 bool amx_usable() { return amx_status() == "usable"; }
 
+bool amx_bf16_usable() {
+  static const bool usable = [] {
+#if defined(__x86_64__) && defined(__linux__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    constexpr unsigned kAmxBf16 = 1u << 22;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (d & kAmxBf16) != 0 && amx_usable();
+#else
+    return false;
+#endif
+  }();
+  return usable;
+}
+
 }  // namespace tessera::cpu

@@ -12,4 +12,7 @@ bool amx_usable();
 // "usable", or why not ("the processor has no AMX-INT8", "Linux refused the tile state: ...").
 const std::string& amx_status();
 
+// Whether the bf16 tiles are usable too: amx_usable() and the processor reports AMX-BF16.
+bool amx_bf16_usable();
+
 }  // namespace tessera::cpu

@@ -40,8 +40,8 @@
 #endif
 #elif TESSERA_CPU_ISA_LEVEL == 2
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8,amx-bf16"))), apply_to = function)
 #else
-#pragma GCC target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8")
+#pragma GCC target("avx,avx2,fma,f16c,bmi,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512bf16,amx-tile,amx-int8,amx-bf16")
 #endif
 #endif

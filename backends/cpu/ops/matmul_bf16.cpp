@@ -5,19 +5,24 @@
 //   panel of 32 weight rows: [K2 / 2][32][2] bf16, the pair (k, k + 1) of row r at
 //   (k / 2) * 64 + 2 * r, so one step over a pair of k loads the 32 rows as two vectors
 //   and meets each row of x through one 32-bit broadcast.
+// Where the processor has AMX-BF16 tiles (and Linux grants them), the same panel and x
+// feed tile products instead (bf16_amx.h), 16 x 16 x 32 per instruction.
 #include "backends/cpu/ops/matmul_bf16.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include <tessera/kit/half.h>
 
+#include "backends/cpu/amx_support.h"
 #include "backends/cpu/isa.h"
 
 #include "backends/cpu/isa_target.h"
+#include "backends/cpu/ops/bf16_amx.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
@@ -27,15 +32,21 @@ namespace {
 constexpr int kPanelRows = 32;
 constexpr int kTileX = 6;  // 12 accumulators: two vectors of 16 rows per row of x
 
-bool bf16_dot_chosen() {
+enum class Bf16Path { kWiden, kDot, kAmx };
+
+// The best path present, or the one TESSERA_CPU_BF16 names: "f32" widens the weights
+// (matmul_fast.cpp), "avx512-bf16" keeps vdpbf16ps where AMX is present; tests force each.
+Bf16Path bf16_path_chosen() {
   const char* env = std::getenv("TESSERA_CPU_BF16");
-  if (env != nullptr && std::string_view(env) == "f32") return false;
-  return cpu_has_avx512_bf16();
+  const std::string_view want = env == nullptr ? "" : env;
+  if (want == "f32" || !cpu_has_avx512_bf16()) return Bf16Path::kWiden;
+  if (want != "avx512-bf16" && amx_bf16_usable()) return Bf16Path::kAmx;
+  return Bf16Path::kDot;
 }
 
-bool bf16_dot_usable() {
-  static const bool usable = bf16_dot_chosen();
-  return usable;
+Bf16Path bf16_path() {
+  static const Bf16Path path = bf16_path_chosen();
+  return path;
 }
 
 // panel as above for weight rows [m0, m0 + rows); rows past `rows` and the pad element
@@ -114,27 +125,51 @@ void panel_tile_any(int nx, const uint32_t* const* x, const uint32_t* panel, int
 
 const char* bf16_prefill_path() {
 #if TESSERA_CPU_AVX512
-  if (bf16_dot_usable()) return "avx512-bf16";
+  switch (bf16_path()) {
+    case Bf16Path::kAmx: return "amx-bf16";
+    case Bf16Path::kDot: return "avx512-bf16";
+    default: break;
+  }
 #endif
   return "f32";
 }
 
 bool matmul_bf16_prefill(ThreadPool& pool, const MatmulArgs& a) {
 #if TESSERA_CPU_AVX512
-  if (a.w.dtype != TSR_DTYPE_BF16 || !bf16_dot_usable()) return false;
+  const Bf16Path path = bf16_path();
+  if (a.w.dtype != TSR_DTYPE_BF16 || path == Bf16Path::kWiden) return false;
+  const bool amx = path == Bf16Path::kAmx;
   const int64_t pairs = (a.k + 1) / 2;
-  std::vector<uint32_t> xb(static_cast<size_t>(a.n * pairs));
+  // The tiles read whole steps of pairs and whole sixteens of rows of x: zeros past both.
+  const int64_t x_pairs = amx ? (pairs + amx::kBf16StepPairs - 1) / amx::kBf16StepPairs * amx::kBf16StepPairs : pairs;
+  const int64_t x_rows = amx ? (a.n + 15) / 16 * 16 : a.n;
+  std::vector<uint32_t> xb(static_cast<size_t>(x_rows * x_pairs));
   pool.parallel_for(a.n, 8, [&](int64_t b, int64_t e) {
-    for (int64_t n = b; n < e; ++n) round_row(a.x.row<const float>(n), a.k, xb.data() + n * pairs);
+    for (int64_t n = b; n < e; ++n) round_row(a.x.row<const float>(n), a.k, xb.data() + n * x_pairs);
   });
   float* out = a.out.as<float>();
   const int64_t panels = (a.m + kPanelRows - 1) / kPanelRows;
   pool.parallel_for(panels, 1, [&](int64_t p_begin, int64_t p_end) {
-    std::vector<uint32_t> panel(static_cast<size_t>(pairs * kPanelRows));
+    std::vector<uint32_t> panel(static_cast<size_t>(x_pairs * kPanelRows));
+    std::optional<amx::TileScope> tiles;
+    if (amx) tiles.emplace(amx::bf16_tiles());
     for (int64_t p = p_begin; p < p_end; ++p) {
       const int64_t m0 = p * kPanelRows;
       const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, a.m - m0));
       pack_panel(a, m0, rows, pairs, panel.data());
+      if (amx) {
+        for (int64_t n0 = 0; n0 < a.n; n0 += amx::kBf16RowsX) {
+          const int nx = static_cast<int>(std::min<int64_t>(amx::kBf16RowsX, a.n - n0));
+          const uint32_t* x = xb.data() + n0 * x_pairs;
+          float* o = out + n0 * a.m + m0;
+          if (nx > 16) {
+            amx::bf16_panel_product<true>(x, x_pairs, panel.data(), x_pairs, nx, o, a.m, rows);
+          } else {
+            amx::bf16_panel_product<false>(x, x_pairs, panel.data(), x_pairs, nx, o, a.m, rows);
+          }
+        }
+        continue;
+      }
       for (int64_t n0 = 0; n0 < a.n; n0 += kTileX) {
         const uint32_t* x[kTileX];
         const int nx = static_cast<int>(std::min<int64_t>(kTileX, a.n - n0));

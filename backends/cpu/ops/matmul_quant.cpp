@@ -533,8 +533,8 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
     tail.assign(static_cast<size_t>(amx::kRowsX * qx.per_row), Block{});
     std::copy(qx.row(whole), qx.row(a.n), tail.begin());
   }
-  std::optional<amx::Tiles<quant::is_k_format<F>() ? panel::sub_elems<F>() : 32>> tiles;
-  if (amx) tiles.emplace();
+  std::optional<amx::TileScope> tiles;
+  if (amx) tiles.emplace(amx::int8_tiles<quant::is_k_format<F>() ? panel::sub_elems<F>() : 32>());
 #else
   (void)amx;
 #endif

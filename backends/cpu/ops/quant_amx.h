@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "backends/cpu/ops/amx_tiles.h"
 #include "backends/cpu/ops/quant_panel.h"
 
 #if TESSERA_CPU_PANEL && defined(__x86_64__)
@@ -23,38 +24,22 @@ namespace tessera::cpu::TESSERA_CPU_ISA_NS::amx {
 
 constexpr int kRowsX = 16;  // rows of x per tile product
 
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
 // Tiles 0..2 and 3..5: x (16 rows of Sub bytes), weights (Sub / 4 rows of 64 bytes), and
 // the 16 x 16 int32 sums; two sets, so that one product runs while the other's sums are
 // scaled.
 template <int Sub>
-class Tiles {
- public:
-  Tiles() {
-    TileConfig c;
-    for (int t : {0, 3}) {
-      c.rows[t] = kRowsX;
-      c.colsb[t] = Sub;
-      c.rows[t + 1] = Sub / 4;
-      c.colsb[t + 1] = 64;
-      c.rows[t + 2] = kRowsX;
-      c.colsb[t + 2] = 64;
-    }
-    // ldtilecfg through asm with the whole config as its operand: g++ 12's
-    // _tile_loadconfig declares an 8-byte read, and the stores filling the rest are dropped.
-    asm volatile("ldtilecfg %0" : : "m"(c));
+TileConfig int8_tiles() {
+  TileConfig c;
+  for (int t : {0, 3}) {
+    c.rows[t] = kRowsX;
+    c.colsb[t] = Sub;
+    c.rows[t + 1] = Sub / 4;
+    c.colsb[t + 1] = 64;
+    c.rows[t + 2] = kRowsX;
+    c.colsb[t + 2] = 64;
   }
-  ~Tiles() { _tile_release(); }
-  Tiles(const Tiles&) = delete;
-  Tiles& operator=(const Tiles&) = delete;
-};
+  return c;
+}
 
 template <class F>
 constexpr bool kSignedLevels = F::kSigned;
@@ -97,7 +82,7 @@ inline __m512i load_row(const int32_t* c) { return _mm512_load_si512(c); }
 
 // out[i * ldo + r] for 16 rows of x (32-element formats; x[i * blocks + b] is row i's
 // block b), of which the first nx are stored, against the panel's `rows` rows.
-// Tiles<32> must be configured.
+// int8_tiles<32>() must be loaded.
 template <class F>
 void dot_32(const uint8_t* panel, int64_t blocks, const Q8Block* x, int nx, float* out, int64_t ldo, int rows) {
   using L = panel::Layout<F>;
@@ -135,7 +120,7 @@ void dot_32(const uint8_t* panel, int64_t blocks, const Q8Block* x, int nx, floa
   for (int i = 0; i < nx; ++i) _mm512_mask_storeu_ps(out + i * ldo, mask, acc[i]);
 }
 
-// The same for a K format (x[i * blocks + b] is row i's super-block b). Tiles<Sub>.
+// The same for a K format (x[i * blocks + b] is row i's super-block b). int8_tiles<Sub>().
 template <class F>
 void dot_k(const uint8_t* panel, int64_t blocks, const Q8KBlock* x, int nx, float* out, int64_t ldo, int rows) {
   using L = panel::Layout<F>;

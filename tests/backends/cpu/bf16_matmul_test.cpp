@@ -1,5 +1,5 @@
-// bf16 prefill on AVX512-BF16 (matmul_bf16.h): which path runs, and what rounding x to
-// bf16 costs. The kernel's own arithmetic is checked against the reference on the same
+// bf16 prefill on AMX-BF16 tiles or AVX512-BF16 (matmul_bf16.h): which path runs, and
+// what rounding x to bf16 costs. The kernel's own arithmetic is checked against the reference on the same
 // rounded x in optimised_kernels_test.cpp; here the result on the original x must stay
 // within the rounding's bound, |out - exact| <= 2^-8 * sum_k |w_k x_k| (bf16 keeps 8
 // significant bits) plus K f32 roundings of the sums.
@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "backends/cpu/amx_support.h"
 #include "backends/cpu/isa.h"
 #include "backends/cpu/ops/matmul.h"
 #include "backends/cpu/ops/matmul_bf16.h"
@@ -17,11 +18,13 @@
 namespace tessera::cpu::test {
 namespace {
 
-TEST(Bf16Prefill, PathIsTheProcessorsUnlessTheSwitchSaysF32) {
+TEST(Bf16Prefill, PathIsTheProcessorsBestUnlessTheSwitchNamesAnother) {
   const char* env = std::getenv("TESSERA_CPU_BF16");
-  const bool forced_f32 = env != nullptr && std::string(env) == "f32";
-  const bool dot = isa_in_use() == CpuIsa::kAvx512 && cpu_has_avx512_bf16() && !forced_f32;
-  EXPECT_STREQ(bf16_prefill_path(), dot ? "avx512-bf16" : "f32") << isa_choice();
+  const std::string request = env == nullptr ? "" : env;
+  const bool dot = isa_in_use() == CpuIsa::kAvx512 && cpu_has_avx512_bf16() && request != "f32";
+  const bool tiles = dot && request != "avx512-bf16" && amx_bf16_usable();
+  EXPECT_STREQ(bf16_prefill_path(), tiles ? "amx-bf16" : dot ? "avx512-bf16" : "f32")
+      << isa_choice() << ", AMX " << amx_status();
 }
 
 TEST(Bf16Prefill, RoundingXStaysWithinItsBoundOfTheExactProducts) {

@@ -1,0 +1,79 @@
+// Prefill MATMUL for bf16 weights on AMX-BF16 tiles. The pair panel of matmul_bf16.cpp,
+// [pairs][32 rows][2] bf16, is already the layout of the right-hand tile: 16 pair rows of
+// 64 bytes at a stride of 128 bytes are 32 k of the panel's first (or second) sixteen
+// weight rows. Sixteen rows of x in bf16 pairs are the left-hand tile, read in place.
+// One tile product adds 16 x 16 dots of 32 k:
+//
+//   C[i][r] += sum_k x[i][k] * w[r][k]      (bf16 products, exact in f32, added in f32)
+//
+// Tiles 0..3: the sums of x rows 0..15 and 16..31 against weight rows 0..15 and 16..31;
+// 4, 5: the two sixteens of x; 6, 7: the two halves of the panel. Per step of 32 k, four
+// tile loads feed four products. x and the panel are padded with zeros to whole steps
+// (and x to whole sixteens of rows), which add nothing to the sums.
+// Include only from matmul_bf16.cpp.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "backends/cpu/ops/amx_tiles.h"
+
+#if TESSERA_CPU_AVX512
+namespace tessera::cpu::TESSERA_CPU_ISA_NS::amx {
+
+constexpr int kBf16RowsX = 32;      // rows of x per call of bf16_panel_product
+constexpr int64_t kBf16StepPairs = 16;  // pairs of k per tile product
+
+inline TileConfig bf16_tiles() {
+  TileConfig c;
+  for (int t = 0; t < 8; ++t) {
+    c.rows[t] = 16;
+    c.colsb[t] = 64;
+  }
+  return c;
+}
+
+// out[i * ldo + r] for rows i < nx (<= 32) of x against panel rows r < rows (<= 32).
+// x: row i's pairs at x + i * x_pairs; panel: [step_pairs][32] pairs, step_pairs a
+// multiple of kBf16StepPairs; both zero past the data. bf16_tiles() must be loaded.
+template <bool kTwoSixteens>
+void bf16_panel_product(const uint32_t* x, int64_t x_pairs, const uint32_t* panel, int64_t step_pairs, int nx,
+                        float* out, int64_t ldo, int rows) {
+  const int64_t x_stride = x_pairs * static_cast<int64_t>(sizeof(uint32_t));
+  constexpr int64_t kPanelStride = 32 * sizeof(uint32_t);
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kTwoSixteens) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  for (int64_t p = 0; p < step_pairs; p += kBf16StepPairs) {
+    _tile_loadd(6, panel + p * 32, kPanelStride);
+    _tile_loadd(7, panel + p * 32 + 16, kPanelStride);
+    _tile_loadd(4, x + p, x_stride);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    if constexpr (kTwoSixteens) {
+      _tile_loadd(5, x + 16 * x_pairs + p, x_stride);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  alignas(64) float c[4][16][16];
+  _tile_stored(0, c[0], 64);
+  _tile_stored(1, c[1], 64);
+  if constexpr (kTwoSixteens) {
+    _tile_stored(2, c[2], 64);
+    _tile_stored(3, c[3], 64);
+  }
+  const __mmask16 low = static_cast<__mmask16>((1u << std::min(rows, 16)) - 1);
+  const __mmask16 high = static_cast<__mmask16>((1u << std::max(rows - 16, 0)) - 1);
+  for (int i = 0; i < nx; ++i) {
+    const int t = i < 16 ? 0 : 2;
+    _mm512_mask_storeu_ps(out + i * ldo, low, _mm512_load_ps(c[t][i % 16]));
+    if (high != 0) _mm512_mask_storeu_ps(out + i * ldo + 16, high, _mm512_load_ps(c[t + 1][i % 16]));
+  }
+}
+
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::amx
+#endif
