@@ -10,6 +10,12 @@
 // 4, 5: the two sixteens of x; 6, 7: the two halves of the panel. Per step of 32 k, four
 // tile loads feed four products. x and the panel are padded with zeros to whole steps
 // (and x to whole sixteens of rows), which add nothing to the sums.
+//
+// Where K is a multiple of 32, the roles swap and the weights need no panel: sixteen
+// weight rows read in place are the left-hand tile (64 bytes of each row, row_bytes apart),
+// and x, packed once per call into [pairs][16 rows][2] per sixteen rows, the right-hand
+// one. The sums come out as C[weight row][row of x] and are transposed on the way out.
+// Packing a panel took as long as its products with 64 rows of x.
 // Include only from matmul_bf16.cpp.
 #pragma once
 
@@ -17,6 +23,7 @@
 #include <cstdint>
 
 #include "backends/cpu/ops/amx_tiles.h"
+#include "backends/cpu/ops/simd.h"
 
 #if TESSERA_CPU_AVX512
 namespace tessera::cpu::TESSERA_CPU_ISA_NS::amx {
@@ -72,6 +79,80 @@ void bf16_panel_product(const uint32_t* x, int64_t x_pairs, const uint32_t* pane
     const int t = i < 16 ? 0 : 2;
     _mm512_mask_storeu_ps(out + i * ldo, low, _mm512_load_ps(c[t][i % 16]));
     if (high != 0) _mm512_mask_storeu_ps(out + i * ldo + 16, high, _mm512_load_ps(c[t + 1][i % 16]));
+  }
+}
+
+// x rows in bf16 pairs (row n's at xb + n * x_pairs; x_rows a multiple of 16, x_pairs of
+// 8) into the in-place product's right-hand layout: per sixteen rows t, [x_pairs][16]
+// pairs at out + t * x_pairs * 16. Eight rows by eight pairs at a time, transposed in
+// registers.
+inline void pack_x_tiles(const uint32_t* xb, int64_t x_rows, int64_t x_pairs, uint32_t* out) {
+  for (int64_t t = 0; t < x_rows / 16; ++t) {
+    for (int64_t p = 0; p < x_pairs; p += 8) {
+      for (int h = 0; h < 2; ++h) {
+        __m256i v[8];
+        for (int r = 0; r < 8; ++r) {
+          v[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb + (16 * t + 8 * h + r) * x_pairs + p));
+        }
+        simd::transpose8(v);
+        for (int g = 0; g < 8; ++g) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (t * x_pairs + p + g) * 16 + 8 * h), v[g]);
+        }
+      }
+    }
+  }
+}
+
+// out[j * ldo + i] = c[i][j] for i < 16, j < nx (<= 16): a 16 x 16 tile of sums per weight
+// row, stored per row of x.
+inline void store_transposed(const float (*c)[16], int nx, float* out, int64_t ldo) {
+  for (int i0 = 0; i0 < 16; i0 += 8) {
+    for (int j0 = 0; j0 < nx; j0 += 8) {
+      __m256i v[8];
+      for (int r = 0; r < 8; ++r) v[r] = _mm256_castps_si256(_mm256_load_ps(c[i0 + r] + j0));
+      simd::transpose8(v);
+      for (int g = 0; g < 8 && j0 + g < nx; ++g) {
+        _mm256_storeu_ps(out + (j0 + g) * ldo + i0, _mm256_castsi256_ps(v[g]));
+      }
+    }
+  }
+}
+
+// out[i * ldo + r] for rows i < nx (<= 32) of x against the 32 weight rows at w (row_bytes
+// apart, read in place: K a multiple of 32, `pairs` = K / 2), x_tiles from pack_x_tiles
+// at x's first row. bf16_tiles() must be loaded.
+template <bool kTwoSixteens>
+void bf16_rows_product(const uint16_t* w, int64_t row_bytes, const uint32_t* x_tiles, int64_t pairs, int nx,
+                       float* out, int64_t ldo) {
+  const auto* rows = reinterpret_cast<const char*>(w);
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kTwoSixteens) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  for (int64_t p = 0; p < pairs; p += kBf16StepPairs) {
+    _tile_loadd(4, rows + 4 * p, row_bytes);
+    _tile_loadd(5, rows + 16 * row_bytes + 4 * p, row_bytes);
+    _tile_loadd(6, x_tiles + p * 16, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 5, 6);
+    if constexpr (kTwoSixteens) {
+      _tile_loadd(7, x_tiles + (pairs + p) * 16, 64);
+      _tile_dpbf16ps(2, 4, 7);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  alignas(64) float c[4][16][16];  // [x sixteen * 2 + weight sixteen][weight row][row of x]
+  _tile_stored(0, c[0], 64);
+  _tile_stored(1, c[1], 64);
+  if constexpr (kTwoSixteens) {
+    _tile_stored(2, c[2], 64);
+    _tile_stored(3, c[3], 64);
+  }
+  for (int t = 0; t < (kTwoSixteens ? 2 : 1); ++t) {
+    const int rows_x = std::min(nx - 16 * t, 16);
+    for (int h = 0; h < 2; ++h) store_transposed(c[2 * t + h], rows_x, out + 16 * t * ldo + 16 * h, ldo);
   }
 }
 

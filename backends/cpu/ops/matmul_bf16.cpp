@@ -147,15 +147,38 @@ bool matmul_bf16_prefill(ThreadPool& pool, const MatmulArgs& a) {
   pool.parallel_for(a.n, 8, [&](int64_t b, int64_t e) {
     for (int64_t n = b; n < e; ++n) round_row(a.x.row<const float>(n), a.k, xb.data() + n * x_pairs);
   });
+  // Whole panels of weight rows are read in place where K allows (bf16_amx.h).
+  const bool in_place = amx && a.k % (2 * amx::kBf16StepPairs) == 0;
+  std::vector<uint32_t> x_tiles(in_place ? xb.size() : 0);
+  if (in_place) {
+    pool.parallel_for(x_rows / 16, 4, [&](int64_t b, int64_t e) {
+      amx::pack_x_tiles(xb.data() + b * 16 * x_pairs, (e - b) * 16, x_pairs, x_tiles.data() + b * 16 * x_pairs);
+    });
+  }
   float* out = a.out.as<float>();
   const int64_t panels = (a.m + kPanelRows - 1) / kPanelRows;
   pool.parallel_for(panels, 1, [&](int64_t p_begin, int64_t p_end) {
-    std::vector<uint32_t> panel(static_cast<size_t>(x_pairs * kPanelRows));
+    std::vector<uint32_t> panel;
     std::optional<amx::TileScope> tiles;
     if (amx) tiles.emplace(amx::bf16_tiles());
     for (int64_t p = p_begin; p < p_end; ++p) {
       const int64_t m0 = p * kPanelRows;
       const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, a.m - m0));
+      if (in_place && rows == kPanelRows) {
+        for (int64_t n0 = 0; n0 < a.n; n0 += amx::kBf16RowsX) {
+          const int nx = static_cast<int>(std::min<int64_t>(amx::kBf16RowsX, a.n - n0));
+          const uint16_t* w = a.w.row<const uint16_t>(m0);
+          const uint32_t* x = x_tiles.data() + n0 * x_pairs;
+          float* o = out + n0 * a.m + m0;
+          if (nx > 16) {
+            amx::bf16_rows_product<true>(w, a.w.row_bytes(), x, x_pairs, nx, o, a.m);
+          } else {
+            amx::bf16_rows_product<false>(w, a.w.row_bytes(), x, x_pairs, nx, o, a.m);
+          }
+        }
+        continue;
+      }
+      panel.resize(static_cast<size_t>(x_pairs * kPanelRows));
       pack_panel(a, m0, rows, pairs, panel.data());
       if (amx) {
         for (int64_t n0 = 0; n0 < a.n; n0 += amx::kBf16RowsX) {

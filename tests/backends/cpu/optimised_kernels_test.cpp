@@ -168,10 +168,13 @@ Inputs rope_inputs(int64_t n, int heads, int head_dim, int n_rot, tsr_rope_pairi
 
 std::vector<OpCase> op_cases() {
   std::vector<OpCase> cases;
-  // (n, m, k): rows of x, rows of w, inner dimension; k is not a multiple of 8.
-  const int64_t shapes[][3] = {{1, 1, 13},  {1, 7, 67},    {1, 33, 300}, {1, 100, 67},
-                               {2, 33, 67}, {3, 7, 300},   {4, 100, 13}, {5, 33, 67},
-                               {7, 33, 13}, {33, 100, 67}, {100, 7, 300}, {100, 33, 13}};
+  // (n, m, k): rows of x, rows of w, inner dimension; k is not a multiple of 8, but in the
+  // last two: there bf16 prefill on AMX tiles reads whole panels of weight rows in place
+  // (bf16_amx.h), with a tail panel and a last sixteen rows of x of 5, resp. 16.
+  const int64_t shapes[][3] = {{1, 1, 13},  {1, 7, 67},    {1, 33, 300},  {1, 100, 67},
+                               {2, 33, 67}, {3, 7, 300},   {4, 100, 13},  {5, 33, 67},
+                               {7, 33, 13}, {33, 100, 67}, {100, 7, 300}, {100, 33, 13},
+                               {37, 70, 96}, {16, 64, 64}};
   // The block formats (q8_0 included) quantise x, with their own bound: quant_matmul_test.cpp.
   const std::pair<tsr_dtype, const char*> dtypes[] = {
       {TSR_DTYPE_F32, "f32"}, {TSR_DTYPE_F16, "f16"}, {TSR_DTYPE_BF16, "bf16"}};
