@@ -7,7 +7,8 @@
 //   avx2:     AVX2, FMA, F16C (x86-64-v3)
 //   avx512:   AVX-512 F/BW/DQ/VL/VNNI; its block-format prefill also uses AMX int8 tiles
 //             where the processor has them and Linux grants them (amx_support.h), its
-//             bf16 prefill AVX512-BF16 where the processor has it (matmul_bf16.h)
+//             bf16 prefill AMX-BF16 tiles or else AVX512-BF16 where the processor has
+//             them (matmul_bf16.h)
 // TESSERA_CPU_ISA=portable|avx2|avx512 caps the level, so tests run each copy in turn.
 #pragma once
 

@@ -28,7 +28,7 @@
 #if TESSERA_CPU_AVX512
 namespace tessera::cpu::TESSERA_CPU_ISA_NS::amx {
 
-constexpr int kBf16RowsX = 32;      // rows of x per call of bf16_panel_product
+constexpr int kBf16RowsX = 32;          // rows of x per call of a product below
 constexpr int64_t kBf16StepPairs = 16;  // pairs of k per tile product
 
 inline TileConfig bf16_tiles() {
@@ -38,6 +38,20 @@ inline TileConfig bf16_tiles() {
     c.colsb[t] = 64;
   }
   return c;
+}
+
+// Calls product.template operator()<kTwoSixteens>(n0, nx) for each kBf16RowsX rows of x
+// from n0 (nx of them; kTwoSixteens: nx > 16).
+template <class Product>
+void over_rows_of_x(int64_t n, Product&& product) {
+  for (int64_t n0 = 0; n0 < n; n0 += kBf16RowsX) {
+    const int nx = static_cast<int>(std::min<int64_t>(kBf16RowsX, n - n0));
+    if (nx > 16) {
+      product.template operator()<true>(n0, nx);
+    } else {
+      product.template operator()<false>(n0, nx);
+    }
+  }
 }
 
 // out[i * ldo + r] for rows i < nx (<= 32) of x against panel rows r < rows (<= 32).

@@ -5,8 +5,9 @@
 //   panel of 32 weight rows: [K2 / 2][32][2] bf16, the pair (k, k + 1) of row r at
 //   (k / 2) * 64 + 2 * r, so one step over a pair of k loads the 32 rows as two vectors
 //   and meets each row of x through one 32-bit broadcast.
-// Where the processor has AMX-BF16 tiles (and Linux grants them), the same panel and x
-// feed tile products instead (bf16_amx.h), 16 x 16 x 32 per instruction.
+// Where the processor has AMX-BF16 tiles (and Linux grants them), tile products take
+// over, 16 x 16 x 32 per instruction (bf16_amx.h): on the same panel and x, or with whole
+// panels of weight rows read in place where K is a multiple of 32.
 #include "backends/cpu/ops/matmul_bf16.h"
 
 #include <algorithm>
@@ -141,7 +142,8 @@ bool matmul_bf16_prefill(ThreadPool& pool, const MatmulArgs& a) {
   const bool amx = path == Bf16Path::kAmx;
   const int64_t pairs = (a.k + 1) / 2;
   // The tiles read whole steps of pairs and whole sixteens of rows of x: zeros past both.
-  const int64_t x_pairs = amx ? (pairs + amx::kBf16StepPairs - 1) / amx::kBf16StepPairs * amx::kBf16StepPairs : pairs;
+  const int64_t step = amx ? amx::kBf16StepPairs : 1;
+  const int64_t x_pairs = (pairs + step - 1) / step * step;
   const int64_t x_rows = amx ? (a.n + 15) / 16 * 16 : a.n;
   std::vector<uint32_t> xb(static_cast<size_t>(x_rows * x_pairs));
   pool.parallel_for(a.n, 8, [&](int64_t b, int64_t e) {
@@ -165,32 +167,19 @@ bool matmul_bf16_prefill(ThreadPool& pool, const MatmulArgs& a) {
       const int64_t m0 = p * kPanelRows;
       const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, a.m - m0));
       if (in_place && rows == kPanelRows) {
-        for (int64_t n0 = 0; n0 < a.n; n0 += amx::kBf16RowsX) {
-          const int nx = static_cast<int>(std::min<int64_t>(amx::kBf16RowsX, a.n - n0));
-          const uint16_t* w = a.w.row<const uint16_t>(m0);
-          const uint32_t* x = x_tiles.data() + n0 * x_pairs;
-          float* o = out + n0 * a.m + m0;
-          if (nx > 16) {
-            amx::bf16_rows_product<true>(w, a.w.row_bytes(), x, x_pairs, nx, o, a.m);
-          } else {
-            amx::bf16_rows_product<false>(w, a.w.row_bytes(), x, x_pairs, nx, o, a.m);
-          }
-        }
+        amx::over_rows_of_x(a.n, [&]<bool kTwo>(int64_t n0, int nx) {
+          amx::bf16_rows_product<kTwo>(a.w.row<const uint16_t>(m0), a.w.row_bytes(), x_tiles.data() + n0 * x_pairs,
+                                       x_pairs, nx, out + n0 * a.m + m0, a.m);
+        });
         continue;
       }
       panel.resize(static_cast<size_t>(x_pairs * kPanelRows));
       pack_panel(a, m0, rows, pairs, panel.data());
       if (amx) {
-        for (int64_t n0 = 0; n0 < a.n; n0 += amx::kBf16RowsX) {
-          const int nx = static_cast<int>(std::min<int64_t>(amx::kBf16RowsX, a.n - n0));
-          const uint32_t* x = xb.data() + n0 * x_pairs;
-          float* o = out + n0 * a.m + m0;
-          if (nx > 16) {
-            amx::bf16_panel_product<true>(x, x_pairs, panel.data(), x_pairs, nx, o, a.m, rows);
-          } else {
-            amx::bf16_panel_product<false>(x, x_pairs, panel.data(), x_pairs, nx, o, a.m, rows);
-          }
-        }
+        amx::over_rows_of_x(a.n, [&]<bool kTwo>(int64_t n0, int nx) {
+          amx::bf16_panel_product<kTwo>(xb.data() + n0 * x_pairs, x_pairs, panel.data(), x_pairs, nx,
+                                        out + n0 * a.m + m0, a.m, rows);
+        });
         continue;
       }
       for (int64_t n0 = 0; n0 < a.n; n0 += kTileX) {

@@ -1,8 +1,9 @@
 // Decode MATMUL for block-format weights regrouped eight rows at a time: the K formats
-// here, the 32-element ones in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and super-block, per chunk pair p and four-byte word j, one
-// 32-byte load holds that word of eight rows; its low nibbles (chunk 2p) and high nibbles
-// (chunk 2p + 1) each meet four broadcast x values in one vpdpbusd, lane r = row r. Per
-// chunk, the eight rows' sums are scaled by their eight scales in one multiply:
+// here, the 32-element ones in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and
+// super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word of
+// eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet four
+// broadcast x values in one vpdpbusd, lane r = row r. Per chunk, the eight rows' sums are
+// scaled by their eight scales in one multiply:
 //   isum_r = sum_c scale_{r,c} * sum_i level_{r,i} q_i,   imin_r = sum_c min_{r,c} * sum_c(x)
 // These integers equal those of dot_8rows_k (matmul_quant.cpp), and the float operations
 // per super-block are the same, in the same order, so the outputs are equal bit for bit.
@@ -240,7 +241,9 @@ void dot(const IQ4XSRows8* g, const Q8KBlock* const* x, const int32_t* const* pa
     }
     const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
     for (int i = 0; i < NX; ++i) {
-      if constexpr (kTableBias != 0) isum[i] = _mm256_sub_epi32(isum[i], _mm256_mullo_epi32(ibias[i], _mm256_set1_epi32(kTableBias)));
+      if constexpr (kTableBias != 0) {
+        isum[i] = _mm256_sub_epi32(isum[i], _mm256_mullo_epi32(ibias[i], _mm256_set1_epi32(kTableBias)));
+      }
       acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[i]), _mm256_mul_ps(dw, _mm256_set1_ps(x[i][b].d)), acc[i]);
     }
   }

@@ -65,7 +65,9 @@ inline void fifth_bit_dots(const G& g, const Q8Block* const* x, int64_t b, __m25
   });
 }
 
-inline __m256 halves8(const uint16_t* h) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))); }
+inline __m256 halves8(const uint16_t* h) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h)));
+}
 
 // Levels raised by `bias`: out += (isum - bias * sum(x)) * d_w * d_x per block.
 template <int NX, class G, class Dots>
