@@ -3,6 +3,7 @@
 // and Q5_1, q80_rows8.h), made from the file's bytes.
 #include <cstring>
 
+#include <tessera/kit/block_values.h>
 #include <tessera/kit/quant_blocks.h>
 
 #include "backends/cpu/ops/iq4xs_rows8.h"
@@ -152,12 +153,8 @@ void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int
                         IQ4XSRows8* out) {
   repack_rows8<kit::BlockIQ4_XS>(w, row_bytes, blocks, g_begin, g_end, out,
                                  [](IQ4XSRows8& o, int r, const kit::BlockIQ4_XS& blk) {
-                                   uint32_t low;
-                                   std::memcpy(&low, blk.scales_l, sizeof low);
                                    for (int c = 0; c < 8; ++c) {
-                                     const int scale = static_cast<int>((low >> 4 * c & 15u) |
-                                                                        (blk.scales_h >> 2 * c & 3u) << 4);
-                                     o.scales[c / 2][r][c % 2] = static_cast<int8_t>(scale - 32);
+                                     o.scales[c / 2][r][c % 2] = static_cast<int8_t>(kit::iq4xs_scale(blk, c));
                                    }
                                    for (int c = 0; c < 8; ++c) {
                                      for (int j = 0; j < 4; ++j) std::memcpy(o.qs[c][j][r], blk.qs + 16 * c + 4 * j, 4);

@@ -101,12 +101,17 @@ TSR_HD inline float block_value(const BlockQ6_K& b, int e) {
   return dl * static_cast<float>((low | high << 4) - 32);
 }
 
+// The signed 6-bit scale of 32-element chunk k (0..7): 4 low bits in scales_l, 2 high in scales_h.
+TSR_HD inline int iq4xs_scale(const BlockIQ4_XS& b, int k) {
+  const int low = (b.scales_l[k / 2] >> (4 * (k % 2))) & 0xF;
+  const int high = (b.scales_h >> (2 * k)) & 3;
+  return (low | high << 4) - 32;
+}
+
 // Element e = 32 k + 16 h + l.
 TSR_HD inline float block_value(const BlockIQ4_XS& b, int e) {
   const int k = e / 32, h = e % 32 / 16, l = e % 16;
-  const int low = (b.scales_l[k / 2] >> (4 * (k % 2))) & 0xF;
-  const int high = (b.scales_h >> (2 * k)) & 3;
-  const float dl = f16_to_f32(b.d) * static_cast<float>((low | high << 4) - 32);
+  const float dl = f16_to_f32(b.d) * static_cast<float>(iq4xs_scale(b, k));
   return dl * static_cast<float>(iq4nl_value((b.qs[16 * k + l] >> (4 * h)) & 0xF));
 }
 
