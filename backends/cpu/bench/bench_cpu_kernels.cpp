@@ -187,33 +187,53 @@ void prefill_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_Prefill)->Apply(prefill_args);
 
-// Decode attention: one token, 32 query heads on 4 KV heads of 64 dims, `context` keys
-// in an f16 paged cache of 16-token blocks. Args: context, threads.
+// An attention problem: the last `tokens` positions of a `context`-token sequence query
+// 32 heads on 4 KV heads of 64 dims, in an f16 paged cache of 16-token blocks.
+struct AttentionProblem {
+  static constexpr int kHeads = 32, kKvHeads = 4, kHeadDim = 64, kBlock = 16;
+  int n_blocks;
+  tsr_attention_params p;
+  BenchTensor q, k, v, pos, seq, table, out;
+  std::vector<tsr_tensor> in;
+  tsr_op_call call{};
+
+  AttentionProblem(int context, int tokens)
+      : n_blocks((context + kBlock - 1) / kBlock),
+        p{kHeads, kKvHeads, kHeadDim, kBlock, 1, n_blocks, 0.125f, 0, 0.0f, 0.0f},
+        q(make_tensor(TSR_DTYPE_F32, tokens, kHeads * kHeadDim, 1)),
+        k(make_tensor(TSR_DTYPE_F16, n_blocks * kBlock, kKvHeads * kHeadDim, 2)),
+        v(make_tensor(TSR_DTYPE_F16, n_blocks * kBlock, kKvHeads * kHeadDim, 3)),
+        pos(make_tensor(TSR_DTYPE_F32, 1, tokens, 4)), seq(make_tensor(TSR_DTYPE_F32, 1, tokens, 5)),
+        table(make_tensor(TSR_DTYPE_F32, 1, n_blocks, 6)), out(make_tensor(TSR_DTYPE_F32, tokens, kHeads * kHeadDim, 7)) {
+    for (BenchTensor* c : {&k, &v}) {
+      c->desc.ndim = 3;
+      c->desc.shape[0] = n_blocks;
+      c->desc.shape[1] = kBlock;
+      c->desc.shape[2] = kKvHeads * kHeadDim;
+    }
+    for (BenchTensor* t : {&pos, &seq}) {
+      t->desc.dtype = TSR_DTYPE_I32;
+      t->desc.ndim = 1;
+      t->desc.shape[0] = tokens;
+    }
+    table.desc.dtype = TSR_DTYPE_I32;
+    for (int t = 0; t < tokens; ++t) {
+      reinterpret_cast<int32_t*>(pos.buffer->data)[t] = context - tokens + t;
+      reinterpret_cast<int32_t*>(seq.buffer->data)[t] = 0;
+    }
+    for (int b = 0; b < n_blocks; ++b) reinterpret_cast<int32_t*>(table.buffer->data)[b] = b;
+    in = {q.desc, k.desc, v.desc, pos.desc, seq.desc, table.desc};
+    call = {TSR_OP_ATTENTION, &p, 6, in.data(), &out.desc};
+  }
+};
+
+// Decode attention: one token, `context` keys. Args: context, threads.
 void BM_DecodeAttention(benchmark::State& state) {
   const int context = static_cast<int>(state.range(0));
   CpuDevice device(static_cast<int>(state.range(1)));
-  const int block = 16, n_blocks = (context + block - 1) / block;
-  tsr_attention_params p{32, 4, 64, block, 1, n_blocks, 0.125f, 0, 0.0f, 0.0f};
-  BenchTensor q = make_tensor(TSR_DTYPE_F32, 1, 32 * 64, 1);
-  BenchTensor k = make_tensor(TSR_DTYPE_F16, n_blocks * block, 4 * 64, 2);
-  BenchTensor v = make_tensor(TSR_DTYPE_F16, n_blocks * block, 4 * 64, 3);
-  for (BenchTensor* c : {&k, &v}) {
-    c->desc.ndim = 3;
-    c->desc.shape[0] = n_blocks;
-    c->desc.shape[1] = block;
-    c->desc.shape[2] = 4 * 64;
-  }
-  BenchTensor pos = make_tensor(TSR_DTYPE_F32, 1, 1, 4), seq = make_tensor(TSR_DTYPE_F32, 1, 1, 5);
-  BenchTensor table = make_tensor(TSR_DTYPE_F32, 1, n_blocks, 6);
-  pos.desc.dtype = seq.desc.dtype = table.desc.dtype = TSR_DTYPE_I32;
-  *reinterpret_cast<int32_t*>(pos.buffer->data) = context - 1;
-  *reinterpret_cast<int32_t*>(seq.buffer->data) = 0;
-  for (int b = 0; b < n_blocks; ++b) reinterpret_cast<int32_t*>(table.buffer->data)[b] = b;
-  BenchTensor out = make_tensor(TSR_DTYPE_F32, 1, 32 * 64, 7);
-  const tsr_tensor in[] = {q.desc, k.desc, v.desc, pos.desc, seq.desc, table.desc};
-  const tsr_op_call call{TSR_OP_ATTENTION, &p, 6, in, &out.desc};
-  for (auto _ : state) attention_fast(device, call);
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (k.bytes + v.bytes)));
+  AttentionProblem a(context, 1);
+  for (auto _ : state) attention_fast(device, a.call);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (a.k.bytes + a.v.bytes)));
 }
 BENCHMARK(BM_DecodeAttention)
     ->Args({512, 2})
@@ -221,6 +241,24 @@ BENCHMARK(BM_DecodeAttention)
     ->Args({2048, 2})
     ->ArgNames({"context", "threads"})
     ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// Prefill attention: a whole causal prompt of `tokens` tokens; reports FLOP/s of the two
+// products (2 * 2 * head_dim per visible key and query head). Args: tokens, threads.
+void BM_PrefillAttention(benchmark::State& state) {
+  const int tokens = static_cast<int>(state.range(0));
+  CpuDevice device(static_cast<int>(state.range(1)));
+  AttentionProblem a(tokens, tokens);
+  for (auto _ : state) attention_fast(device, a.call);
+  const double visible = 0.5 * tokens * (tokens + 1.0);
+  state.counters["FLOP/s"] = benchmark::Counter(4.0 * AttentionProblem::kHeadDim * AttentionProblem::kHeads * visible,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_PrefillAttention)
+    ->Args({512, 1})
+    ->Args({512, 2})
+    ->ArgNames({"tokens", "threads"})
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 }  // namespace

@@ -1,15 +1,18 @@
 // ATTENTION for prefill, in tiles: a task is (a run of up to kTileTokens consecutive
 // tokens of one sequence, KV head), and its rows are every (token, query head of the
-// group) pair. Keys go in chunks of kKeyChunk: the chunk's K is gathered transposed and
-// its V row-major into scratch (converted from f16 or q8_0 once for all rows), then
-//   S [rows, chunk] = Q [rows, head_dim] . Kt [head_dim, chunk]
-//   O [rows, head_dim] = O * correction + exp(S - max) . V [chunk, head_dim]
-// with an online softmax per row, so every score is a broadcast-FMA and no horizontal
-// sum is needed. Keys a row may not see (after its position, before its window) are
-// masked to -inf. The same scores as attend_range in attention_fast.cpp (softcap, then
-// ALiBi); the summation order differs.
+// group) pair. The task holds its queries, scores and outputs transposed, rows along the
+// vector lanes (R = rows rounded up to the lanes):
+//   Qt [head_dim, R]  (scaled)      St [chunk, R] = K [chunk, head_dim] . Qt
+//   Ot [head_dim, R] = Ot * correction + Vt [head_dim, chunk] . exp(St - max)
+// Keys go in chunks of kKeyChunk, K and V converted to f32 rows once for all rows (from
+// f16 or q8_0). Both products are one register-tiled kernel (broadcast one matrix,
+// vectors of the other), and the online softmax runs on whole vectors of rows: the
+// maxima, sums and corrections need no horizontal reduction. Keys a row may not see
+// (after its position, before its window) are masked to -inf. The same scores as
+// attend_range in attention_fast.cpp (softcap, then ALiBi); the summation order differs.
 // Compiled once per instruction set (isa_target.h).
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <vector>
 
@@ -24,13 +27,67 @@
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 namespace {
 
-using simd::F32x8;
-using simd::kLanes;
+// The vectors of rows: 16 lanes on AVX-512, simd's 8 otherwise.
+#if TESSERA_CPU_AVX512
+struct Vec {
+  __m512 v;
+};
+constexpr int64_t kWidth = 16;
+constexpr int kTileA = 4;  // broadcast rows of a register tile: 4 x 4 accumulators of 32 registers
+inline Vec vzero() { return {_mm512_setzero_ps()}; }
+inline Vec vbroadcast(float s) { return {_mm512_set1_ps(s)}; }
+inline Vec vload(const float* p) { return {_mm512_loadu_ps(p)}; }
+inline void vstore(float* p, Vec a) { _mm512_storeu_ps(p, a.v); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+inline Vec vmul(Vec a, Vec b) { return {_mm512_mul_ps(a.v, b.v)}; }
+inline Vec vadd(Vec a, Vec b) { return {_mm512_add_ps(a.v, b.v)}; }
+inline Vec vsub(Vec a, Vec b) { return {_mm512_sub_ps(a.v, b.v)}; }
+// The masked forms: GCC 12's unmasked max, extract and shift pass an undefined vector
+// through and draw -Wmaybe-uninitialized.
+inline Vec vmax(Vec a, Vec b) { return {_mm512_mask_max_ps(a.v, 0xFFFF, a.v, b.v)}; }
+// e^x as simd::exp, on 16 lanes.
+inline Vec vexp(Vec a) {
+  const __m512 x0 = a.v;
+  const __m512 x =
+      _mm512_mask_max_ps(x0, 0xFFFF, _mm512_mask_min_ps(x0, 0xFFFF, x0, _mm512_set1_ps(88.0f)), _mm512_set1_ps(-87.0f));
+  const __m512 n = _mm512_mask_roundscale_ps(x, 0xFFFF, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i n_int = _mm512_mask_cvtps_epi32(zero, 0xFFFF, n);
+  const __m512i pow2n = _mm512_mask_slli_epi32(zero, 0xFFFF, _mm512_add_epi32(n_int, _mm512_set1_epi32(127)), 23);
+  const __m512 y = _mm512_mul_ps(p, _mm512_castsi512_ps(pow2n));
+  const __m512 kept = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x0, _mm512_set1_ps(-87.0f), _CMP_GE_OQ), y);
+  return {_mm512_mask_mov_ps(kept, _mm512_cmp_ps_mask(x0, x0, _CMP_UNORD_Q), x0)};
+}
+#else
+using Vec = simd::F32x8;
+constexpr int64_t kWidth = simd::kLanes;
+constexpr int kTileA = 2;  // 2 x 4 accumulators of 16 registers
+inline Vec vzero() { return simd::zero(); }
+inline Vec vbroadcast(float s) { return simd::broadcast(s); }
+inline Vec vload(const float* p) { return simd::load(p); }
+inline void vstore(float* p, Vec a) { simd::store(p, a); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return simd::fma(a, b, c); }
+inline Vec vmul(Vec a, Vec b) { return simd::mul(a, b); }
+inline Vec vadd(Vec a, Vec b) { return simd::add(a, b); }
+inline Vec vsub(Vec a, Vec b) { return simd::add(a, simd::mul(b, simd::broadcast(-1.0f))); }
+inline Vec vmax(Vec a, Vec b) { return simd::max(a, b); }
+inline Vec vexp(Vec a) { return simd::exp(a); }
+#endif
 
-constexpr int64_t kKeyChunk = 64;    // keys per chunk: columns of S, rows of V
+constexpr int kTileV = 4;            // row vectors of a register tile
+constexpr int64_t kKeyChunk = 64;    // keys per chunk: rows of St, columns of Vt
 constexpr int64_t kTileTokens = 16;  // tokens per task at most
 constexpr int64_t kTileRows = 64;    // (token, head) rows per task aimed at
-constexpr int kRowStep = 4;          // rows of a register tile
 
 // A run of tokens [begin, end) of one sequence.
 struct TokenRun {
@@ -58,134 +115,136 @@ std::vector<TokenRun> token_runs(const AttentionArgs& a, int64_t max_tokens) {
 
 int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
+// One product of the task, in register tiles of TA x RV:
+//   C [i, lanes of vector v] (+)= sum over k < depth of A(i, k) * B [k, lanes of v]
+// A(i, k) = a[i * sa + k * sb] (broadcast), B and C rows `width` floats apart.
+template <int TA, int RV, bool kAccumulate>
+void product_tile(const float* a, int64_t sa, int64_t sb, int64_t depth, const float* b, int64_t width, float* c) {
+  Vec acc[TA][RV];
+  for (int i = 0; i < TA; ++i) {
+    for (int v = 0; v < RV; ++v) acc[i][v] = kAccumulate ? vload(c + i * width + v * kWidth) : vzero();
+  }
+  for (int64_t k = 0; k < depth; ++k) {
+    Vec bv[RV];
+    for (int v = 0; v < RV; ++v) bv[v] = vload(b + k * width + v * kWidth);
+    for (int i = 0; i < TA; ++i) {
+      const Vec ai = vbroadcast(a[i * sa + k * sb]);
+      for (int v = 0; v < RV; ++v) acc[i][v] = vfma(ai, bv[v], acc[i][v]);
+    }
+  }
+  for (int i = 0; i < TA; ++i) {
+    for (int v = 0; v < RV; ++v) vstore(c + i * width + v * kWidth, acc[i][v]);
+  }
+}
+
+// Calls fn.template operator()<N>(offset, N) over [0, n) in steps of Max and one tail.
+template <int Max, class Fn>
+void in_steps(int64_t n, Fn&& fn) {
+  int64_t i = 0;
+  for (; i + Max <= n; i += Max) fn.template operator()<Max>(i);
+  const int64_t left = n - i;
+  if (left <= 0) return;
+  [&]<int... N>(std::integer_sequence<int, N...>) {
+    ((left == N + 1 ? (fn.template operator()<N + 1>(i), 0) : 0), ...);
+  }(std::make_integer_sequence<int, Max - 1>{});
+}
+
+// C [n_a, width] (+)= A [n_a, depth] . B [depth, width], width a multiple of kWidth.
+template <bool kAccumulate>
+void product(const float* a, int64_t sa, int64_t sb, int64_t n_a, int64_t depth, const float* b, int64_t width,
+             float* c) {
+  in_steps<kTileA>(n_a, [&]<int TA>(int64_t i0) {
+    in_steps<kTileV>(width / kWidth, [&]<int RV>(int64_t v0) {
+      product_tile<TA, RV, kAccumulate>(a + i0 * sa, sa, sb, depth, b + v0 * kWidth, width,
+                                         c + i0 * width + v0 * kWidth);
+    });
+  });
+}
+
 // Scratch of one task, sized for the largest one.
 struct Tile {
-  int64_t hd, hd_pad;                      // head_dim, rounded up to the vector width
-  std::vector<float> q;                    // [rows, hd], pre-multiplied by scale
-  std::vector<float> o;                    // [rows, hd_pad], unnormalised output
-  std::vector<float> s;                    // [rows, kKeyChunk] scores, then weights
-  std::vector<float> kt;                   // [hd, kKeyChunk] the chunk's keys, transposed
-  std::vector<float> v;                    // [kKeyChunk, hd_pad] the chunk's values
-  std::vector<float> max, sum;             // [rows] softmax state
-  std::vector<int64_t> first, last, pos;   // [rows] the keys a row sees, and its position
-  std::vector<float> row_k, row_v;         // [hd] a converted cache row
+  int64_t hd, width;                       // head_dim; rows rounded up to the vector width
+  std::vector<float> qt;                   // [hd, width] the queries, pre-multiplied by scale
+  std::vector<float> ot;                   // [hd, width] unnormalised output
+  std::vector<float> st;                   // [kKeyChunk, width] scores, then weights
+  std::vector<float> k, v;                 // [kKeyChunk, hd] the chunk's keys and values
+  std::vector<float> max, sum;             // [width] softmax state
+  std::vector<float> slope, pos;           // [width] ALiBi slope and position of each row
+  std::vector<int64_t> first, last;        // [width] the keys a row sees
+  std::vector<const float*> q;             // [width] each row's query
   Tile(int64_t rows, int64_t head_dim)
-      : hd(head_dim), hd_pad(round_up(head_dim, kLanes)), q(rows * hd), o(rows * hd_pad),
-        s(rows * kKeyChunk), kt(hd * kKeyChunk), v(kKeyChunk * hd_pad), max(rows), sum(rows),
-        first(rows), last(rows), pos(rows), row_k(hd), row_v(hd) {}
+      : hd(head_dim), width(round_up(rows, kWidth)), qt(hd * width), ot(hd * width), st(kKeyChunk * width),
+        k(kKeyChunk * hd), v(kKeyChunk * hd), max(width), sum(width), slope(width), pos(width), first(width),
+        last(width), q(width) {}
 };
 
-// S[r, :] = Q[r, :] . Kt for rows r0 .. r0 + R; every column of the chunk.
-template <int R>
-void score_rows(Tile& t, int64_t r0) {
-  constexpr int kVecs = 2;  // 16 keys per pass
-  for (int64_t c0 = 0; c0 < kKeyChunk; c0 += kVecs * kLanes) {
-    F32x8 acc[R][kVecs];
-    for (int i = 0; i < R; ++i) {
-      for (int v = 0; v < kVecs; ++v) acc[i][v] = simd::zero();
-    }
-    for (int64_t d = 0; d < t.hd; ++d) {
-      const float* k = t.kt.data() + d * kKeyChunk + c0;
-      const F32x8 k0 = simd::load(k), k1 = simd::load(k + kLanes);
-      for (int i = 0; i < R; ++i) {
-        const F32x8 q = simd::broadcast(t.q[(r0 + i) * t.hd + d]);
-        acc[i][0] = simd::fma(q, k0, acc[i][0]);
-        acc[i][1] = simd::fma(q, k1, acc[i][1]);
-      }
-    }
-    for (int i = 0; i < R; ++i) {
-      float* s = t.s.data() + (r0 + i) * kKeyChunk + c0;
-      simd::store(s, acc[i][0]);
-      simd::store(s + kLanes, acc[i][1]);
-    }
-  }
-}
-
-// O[r, :] += S[r, 0:n_keys] . V for rows r0 .. r0 + R.
-template <int R>
-void accumulate_rows(Tile& t, int64_t r0, int64_t n_keys) {
-  for (int64_t d0 = 0; d0 < t.hd_pad; d0 += kLanes) {
-    F32x8 acc[R];
-    for (int i = 0; i < R; ++i) acc[i] = simd::load(t.o.data() + (r0 + i) * t.hd_pad + d0);
-    for (int64_t j = 0; j < n_keys; ++j) {
-      const F32x8 v = simd::load(t.v.data() + j * t.hd_pad + d0);
-      for (int i = 0; i < R; ++i) acc[i] = simd::fma(simd::broadcast(t.s[(r0 + i) * kKeyChunk + j]), v, acc[i]);
-    }
-    for (int i = 0; i < R; ++i) simd::store(t.o.data() + (r0 + i) * t.hd_pad + d0, acc[i]);
-  }
-}
-
-// Calls fn.template operator()<R>(r0) over rows [0, rows) in register tiles of kRowStep
-// rows and one tail tile.
-template <class Fn>
-void for_row_tiles(int64_t rows, Fn&& fn) {
-  int64_t r0 = 0;
-  for (; r0 + kRowStep <= rows; r0 += kRowStep) fn.template operator()<kRowStep>(r0);
-  switch (rows - r0) {
-    case 1: fn.template operator()<1>(r0); break;
-    case 2: fn.template operator()<2>(r0); break;
-    case 3: fn.template operator()<3>(r0); break;
-    default: break;
-  }
-}
-
-// Gathers the keys p0 .. p0 + n_keys of the run's sequence: K transposed into kt, V into
-// v; the columns and rows past n_keys are zero.
+// Converts the keys p0 .. p0 + n_keys of the run's sequence into t.k and t.v.
 void gather_chunk(const AttentionArgs& a, const CacheView& k_cache, const CacheView& v_cache,
                   const int32_t* table, int kv_head, int64_t p0, int64_t n_keys, Tile& t) {
   const int64_t bs = a.p.block_size;
-  for (int64_t j = 0; j < kKeyChunk; ++j) {
-    float* v_dst = t.v.data() + j * t.hd_pad;
-    if (j >= n_keys) {
-      for (int64_t d = 0; d < t.hd; ++d) t.kt[d * kKeyChunk + j] = 0.0f;
-      std::fill(v_dst, v_dst + t.hd_pad, 0.0f);
-      continue;
-    }
+  for (int64_t j = 0; j < n_keys; ++j) {
     const int64_t p = p0 + j;
     const int64_t row = static_cast<int64_t>(table[p / bs]) * bs + p % bs;
-    const float* k = k_cache.span(row, kv_head, t.hd, t.row_k.data());
-    for (int64_t d = 0; d < t.hd; ++d) t.kt[d * kKeyChunk + j] = k[d];
-    const float* v = v_cache.span(row, kv_head, t.hd, t.row_v.data());
-    std::copy(v, v + t.hd, v_dst);
-    std::fill(v_dst + t.hd, v_dst + t.hd_pad, 0.0f);
+    // f16 and q8_0 rows are converted straight into place; f32 ones are copied.
+    float* k_dst = t.k.data() + j * t.hd;
+    const float* k = k_cache.span(row, kv_head, t.hd, k_dst);
+    if (k != k_dst) std::copy(k, k + t.hd, k_dst);
+    float* v_dst = t.v.data() + j * t.hd;
+    const float* v = v_cache.span(row, kv_head, t.hd, v_dst);
+    if (v != v_dst) std::copy(v, v + t.hd, v_dst);
   }
 }
 
-// Softcap, ALiBi and the mask on row r's scores of the chunk p0 .. p0 + n_keys, then the
-// online-softmax update: the scores become weights exp(s - max), O is rescaled.
-void softmax_row(const AttentionArgs& a, Tile& t, int64_t r, float slope, int64_t p0, int64_t n_keys) {
-  float* s = t.s.data() + r * kKeyChunk;
+// Softcap, ALiBi and the mask on the chunk's scores St [n_keys, width] of keys p0 ..
+void shape_scores(const AttentionArgs& a, Tile& t, int64_t p0, int64_t n_keys, bool alibi) {
+  float* st = t.st.data();
   if (a.p.softcap > 0.0f) {
-    for (int64_t j = 0; j < n_keys; ++j) s[j] = a.p.softcap * std::tanh(s[j] / a.p.softcap);
+    for (int64_t i = 0; i < n_keys * t.width; ++i) st[i] = a.p.softcap * std::tanh(st[i] / a.p.softcap);
   }
-  if (slope != 0.0f) {
-    for (int64_t j = 0; j < n_keys; ++j) s[j] += slope * static_cast<float>(p0 + j - t.pos[r]);
+  if (alibi) {  // s += slope * (p0 + j - pos)
+    for (int64_t r = 0; r < t.width; r += kWidth) {
+      const Vec slope = vload(t.slope.data() + r);
+      const Vec base = vmul(slope, vsub(vbroadcast(static_cast<float>(p0)), vload(t.pos.data() + r)));
+      for (int64_t j = 0; j < n_keys; ++j) {
+        float* s = st + j * t.width + r;
+        vstore(s, vadd(vload(s), vfma(slope, vbroadcast(static_cast<float>(j)), base)));
+      }
+    }
   }
-  // Keys outside [first, last] (and the padding past n_keys) weigh nothing.
-  const int64_t lo = std::clamp<int64_t>(t.first[r] - p0, 0, n_keys);
-  const int64_t hi = std::clamp<int64_t>(t.last[r] + 1 - p0, 0, n_keys);
-  if (lo >= hi) {  // nothing visible in this chunk: weights 0, state unchanged
-    std::fill(s, s + kKeyChunk, 0.0f);
-    return;
+  // Keys outside [first, last]: a row's are a head and a tail of the chunk.
+  for (int64_t r = 0; r < t.width; ++r) {
+    const int64_t lo = std::clamp<int64_t>(t.first[r] - p0, 0, n_keys);
+    const int64_t hi = std::clamp<int64_t>(t.last[r] + 1 - p0, lo, n_keys);
+    for (int64_t j = 0; j < lo; ++j) st[j * t.width + r] = -INFINITY;
+    for (int64_t j = hi; j < n_keys; ++j) st[j * t.width + r] = -INFINITY;
   }
-  std::fill(s, s + lo, -INFINITY);
-  std::fill(s + hi, s + kKeyChunk, -INFINITY);
-  F32x8 vmax = simd::broadcast(-INFINITY);
-  for (int64_t j = 0; j < kKeyChunk; j += kLanes) vmax = simd::max(vmax, simd::load(s + j));
-  float chunk_max = -INFINITY;
-  {
-    float lanes[kLanes];
-    simd::store(lanes, vmax);
-    for (float l : lanes) chunk_max = std::max(chunk_max, l);
-  }
-  const float new_max = std::max(t.max[r], chunk_max);
-  const float correction = std::exp(t.max[r] - new_max);  // 0 on the row's first chunk
-  t.sum[r] = t.sum[r] * correction + exp_weights(s, kKeyChunk, new_max);
-  t.max[r] = new_max;
-  if (correction != 1.0f) {
-    const F32x8 c = simd::broadcast(correction);
-    float* o = t.o.data() + r * t.hd_pad;
-    for (int64_t d = 0; d < t.hd_pad; d += kLanes) simd::store(o + d, simd::mul(simd::load(o + d), c));
+}
+
+// The online-softmax step on every row at once: the chunk's scores become weights
+// e^(s - max), the sums and Ot are rescaled to the new maxima.
+void softmax_chunk(Tile& t, int64_t n_keys) {
+  for (int64_t r = 0; r < t.width; r += kWidth) {
+    Vec chunk_max = vbroadcast(-INFINITY);
+    for (int64_t j = 0; j < n_keys; ++j) chunk_max = vmax(chunk_max, vload(t.st.data() + j * t.width + r));
+    const Vec old_max = vload(t.max.data() + r);
+    // A row that has seen nothing yet keeps -inf; its shift is then finite, so every
+    // e^(-inf - shift) is 0, never NaN.
+    const Vec new_max = vmax(old_max, chunk_max);
+    const Vec shift = vmax(new_max, vbroadcast(-FLT_MAX));
+    const Vec correction = vexp(vsub(old_max, shift));
+    Vec sum = vmul(vload(t.sum.data() + r), correction);
+    for (int64_t j = 0; j < n_keys; ++j) {
+      float* s = t.st.data() + j * t.width + r;
+      const Vec w = vexp(vsub(vload(s), shift));
+      vstore(s, w);
+      sum = vadd(sum, w);
+    }
+    vstore(t.sum.data() + r, sum);
+    vstore(t.max.data() + r, new_max);
+    for (int64_t d = 0; d < t.hd; ++d) {
+      float* o = t.ot.data() + d * t.width + r;
+      vstore(o, vmul(vload(o), correction));
+    }
   }
 }
 
@@ -195,8 +254,16 @@ void attend_run(const AttentionArgs& a, const CacheView& k_cache, const CacheVie
   const int64_t hd = a.p.head_dim;
   const int group = a.group;
   const int64_t rows = (run.end - run.begin) * group;
+  const int64_t width = round_up(rows, kWidth);
+  t.width = width;
   const int32_t* positions = a.pos.as<const int32_t>();
   int64_t key_lo = INT64_MAX, key_hi = -1;
+  for (int64_t r = 0; r < width; ++r) {  // padding rows see nothing
+    t.first[r] = 0;
+    t.last[r] = -1;
+    t.slope[r] = 0.0f;
+    t.pos[r] = 0.0f;
+  }
   for (int64_t i = 0; i < run.end - run.begin; ++i) {
     const int64_t tok = run.begin + i;
     const float* q_tok = a.q.row<const float>(tok) + static_cast<int64_t>(kv_head) * group * hd;
@@ -205,26 +272,32 @@ void attend_run(const AttentionArgs& a, const CacheView& k_cache, const CacheVie
     key_hi = std::max(key_hi, last);
     for (int g = 0; g < group; ++g) {
       const int64_t r = i * group + g;
-      for (int64_t d = 0; d < hd; ++d) t.q[r * hd + d] = q_tok[g * hd + d] * a.p.scale;
+      t.q[r] = q_tok + g * hd;
       t.first[r] = first;
       t.last[r] = last;
-      t.pos[r] = last;
-      t.max[r] = -INFINITY;
-      t.sum[r] = 0.0f;
+      t.pos[r] = static_cast<float>(last);
+      if (!slopes.empty()) t.slope[r] = slopes[static_cast<size_t>(kv_head * group + g)];
     }
   }
-  std::fill(t.o.begin(), t.o.begin() + rows * t.hd_pad, 0.0f);
+  for (int64_t d = 0; d < hd; ++d) {  // Qt, row by row of the transpose: its stores are contiguous
+    float* qt = t.qt.data() + d * width;
+    for (int64_t r = 0; r < rows; ++r) qt[r] = t.q[r][d] * a.p.scale;
+    std::fill(qt + rows, qt + width, 0.0f);
+  }
+  std::fill(t.max.begin(), t.max.begin() + width, -INFINITY);
+  std::fill(t.sum.begin(), t.sum.begin() + width, 0.0f);
+  std::fill(t.ot.begin(), t.ot.begin() + hd * width, 0.0f);
   const int32_t* table = a.block_tables.row<const int32_t>(a.seq.as<const int32_t>()[run.begin]);
 
   for (int64_t p0 = key_lo; p0 <= key_hi; p0 += kKeyChunk) {
     const int64_t n_keys = std::min(kKeyChunk, key_hi + 1 - p0);
     gather_chunk(a, k_cache, v_cache, table, kv_head, p0, n_keys, t);
-    for_row_tiles(rows, [&]<int R>(int64_t r0) { score_rows<R>(t, r0); });
-    for (int64_t r = 0; r < rows; ++r) {
-      const float slope = slopes.empty() ? 0.0f : slopes[static_cast<size_t>(kv_head * group + r % group)];
-      softmax_row(a, t, r, slope, p0, n_keys);
-    }
-    for_row_tiles(rows, [&]<int R>(int64_t r0) { accumulate_rows<R>(t, r0, n_keys); });
+    // St [n_keys, width] = K [n_keys, hd] . Qt [hd, width]
+    product<false>(t.k.data(), hd, 1, n_keys, hd, t.qt.data(), width, t.st.data());
+    shape_scores(a, t, p0, n_keys, !slopes.empty());
+    softmax_chunk(t, n_keys);
+    // Ot [hd, width] += Vt [hd, n_keys] . St [n_keys, width]; Vt (d, j) is V [j, d]
+    product<true>(t.v.data(), 1, hd, hd, n_keys, t.st.data(), width, t.ot.data());
   }
 
   for (int64_t i = 0; i < run.end - run.begin; ++i) {
@@ -232,7 +305,7 @@ void attend_run(const AttentionArgs& a, const CacheView& k_cache, const CacheVie
     for (int g = 0; g < group; ++g) {
       const int64_t r = i * group + g;
       const float inv_sum = 1.0f / t.sum[r];
-      for (int64_t d = 0; d < hd; ++d) out[g * hd + d] = t.o[r * t.hd_pad + d] * inv_sum;
+      for (int64_t d = 0; d < hd; ++d) out[g * hd + d] = t.ot[d * width + r] * inv_sum;
     }
   }
 }

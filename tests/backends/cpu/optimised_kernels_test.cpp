@@ -199,6 +199,9 @@ std::vector<OpCase> op_cases() {
       // Prefill tiles: runs of 16 tokens, key chunks of 64, a window across both.
       {"prefill_tiles_window", {6, 2, 64, 16, 2, 300, 150, 70}},
       {"prefill_tiles_softcap_alibi", {8, 1, 32, 16, 1, 200, 130, 0, 30.0f, 8.0f}},
+      // Rows that are not whole vectors (12 tokens x 5 heads; 2 x 24), head_dim 80 and 40.
+      {"prefill_tiles_group5_hd80", {10, 2, 80, 16, 1, 150, 100}},
+      {"prefill_tiles_group24_window", {24, 1, 40, 8, 1, 90, 41, 30}},
       {"mqa_window_softcap", {6, 1, 32, 8, 1, 70, 7, 5, 30.0f}},
       {"odd_head_dim", {3, 3, 5, 3, 3, 10, 4}},
       // Few (token, KV head) pairs and long contexts: the split-KV path.
