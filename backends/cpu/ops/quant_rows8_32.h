@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "backends/cpu/ops/byte_dot.h"
 #include "backends/cpu/ops/q40_rows8.h"
@@ -173,6 +174,98 @@ void dot(const Q80Rows8* g, const Q8Block* const* x, const int32_t* const*, int6
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
 }
+
+#if TESSERA_CPU_AVX512
+// Sixteen rows per group (q40_rows8.h): one 64-byte load holds a word of the
+// sixteen rows, and one vpdpbusd against four broadcast x values gives their partial dots,
+// lane r = row r. Per block the integers are those of the eight-row kernels, and so is
+// every float operation of a lane, in order: the outputs are equal bit for bit. Against
+// two eight-row groups, half the instructions per weight: decode of these formats was
+// limited by the vector ports while it waited on memory.
+
+inline __m512i broadcast_word16(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
+
+// The masked forms: GCC 12's unmasked conversions pass an undefined vector through and
+// draw -Wmaybe-uninitialized.
+inline __m512 halves16(const uint16_t* h) {
+  return _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h)));
+}
+inline __m512 to_float16(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xFFFF, v); }
+
+template <int NX, class Levels>
+inline void nibble_dots16(const uint8_t (*qs)[16][4], const Q8Block* const* x, int64_t b, __m512i* isum,
+                          Levels&& levels) {
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  for (int i = 0; i < NX; ++i) isum[i] = _mm512_setzero_si512();
+  for (int j = 0; j < 4; ++j) {
+    const __m512i q = _mm512_loadu_si512(qs[j]);
+    __m512i ql = _mm512_and_si512(q, nibble), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble);
+    levels(ql, qh);
+    for (int i = 0; i < NX; ++i) {
+      isum[i] = _mm512_dpbusd_epi32(isum[i], ql, broadcast_word16(x[i][b].q + 4 * j));
+      isum[i] = _mm512_dpbusd_epi32(isum[i], qh, broadcast_word16(x[i][b].q + 16 + 4 * j));
+    }
+  }
+}
+
+template <int NX, class G, class Dots>
+void dot_biased16(const G* g, const Q8Block* const* x, int64_t blocks, int bias, float* out, int64_t ldo,
+                  Dots&& dots) {
+  __m512 acc[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    __m512i isum[NX];
+    dots(g[b], b, isum);
+    const __m512 dw = halves16(g[b].d);
+    for (int i = 0; i < NX; ++i) {
+      const __m512i dot = _mm512_sub_epi32(isum[i], _mm512_set1_epi32(bias * x[i][b].sum));
+      acc[i] = _mm512_fmadd_ps(to_float16(dot), _mm512_mul_ps(dw, _mm512_set1_ps(x[i][b].d)), acc[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm512_storeu_ps(out + i * ldo, acc[i]);
+}
+
+template <int NX>
+void dot(const Q40Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  dot_biased16<NX>(g, x, blocks, 8, out, ldo, [&](const Q40Rows16& s, int64_t b, __m512i* isum) {
+    nibble_dots16<NX>(s.qs, x, b, isum, [](__m512i&, __m512i&) {});
+  });
+}
+
+template <int NX>
+void dot(const IQ4NLRows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  const __m512i table = _mm512_maskz_broadcast_i32x4(0xFFFF, _mm256_castsi256_si128(level_table()));
+  dot_biased16<NX>(g, x, blocks, kTableBias, out, ldo, [&](const IQ4NLRows16& s, int64_t b, __m512i* isum) {
+    nibble_dots16<NX>(s.qs, x, b, isum, [&](__m512i& low, __m512i& high) {
+      low = _mm512_shuffle_epi8(table, low);
+      high = _mm512_shuffle_epi8(table, high);
+    });
+  });
+}
+
+template <int NX>
+void dot(const Q41Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  __m512 acc[NX], summ[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    __m512i isum[NX];
+    nibble_dots16<NX>(g[b].qs, x, b, isum, [](__m512i&, __m512i&) {});
+    const __m512 dw = halves16(g[b].d), mw = halves16(g[b].m);
+    for (int i = 0; i < NX; ++i) {
+      acc[i] = _mm512_fmadd_ps(to_float16(isum[i]), _mm512_mul_ps(dw, _mm512_set1_ps(x[i][b].d)), acc[i]);
+      summ[i] = _mm512_fmadd_ps(mw, _mm512_set1_ps(x[i][b].s), summ[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm512_storeu_ps(out + i * ldo, _mm512_add_ps(acc[i], summ[i]));
+}
+#endif
 
 }  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8
 #endif

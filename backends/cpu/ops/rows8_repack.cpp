@@ -1,6 +1,7 @@
 // The eight-row copies of block-format weights (q4k_rows8.h for Q4_K and Q5_K,
 // q6k_rows8.h, iq4xs_rows8.h, q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h for Q5_0
-// and Q5_1, q80_rows8.h), made from the file's bytes.
+// and Q5_1, q80_rows8.h), and the sixteen-row ones of the AVX-512 kernels (Q4_0, Q4_1,
+// IQ4_NL), made from the file's bytes.
 #include <cstring>
 
 #include <tessera/kit/block_values.h>
@@ -16,17 +17,17 @@
 namespace tessera::cpu {
 namespace {
 
-// Per group of eight rows and block, each row's block read out of the file's bytes
+// Per group of `Rows` rows and block, each row's block read out of the file's bytes
 // and handed to the format's fill(group block, row, file block).
-template <class Block, class Group, class Fill>
-void repack_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end, Group* out,
+template <class Block, int Rows = 8, class Group, class Fill>
+void repack_row_groups(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end, Group* out,
                   Fill&& fill) {
   for (int64_t g = g_begin; g < g_end; ++g) {
     for (int64_t b = 0; b < blocks; ++b) {
       Group& o = out[(g - g_begin) * blocks + b];
-      for (int r = 0; r < 8; ++r) {
+      for (int r = 0; r < Rows; ++r) {
         Block blk;
-        std::memcpy(&blk, w + (8 * g + r) * row_bytes + b * static_cast<int64_t>(sizeof blk), sizeof blk);
+        std::memcpy(&blk, w + (Rows * g + r) * row_bytes + b * static_cast<int64_t>(sizeof blk), sizeof blk);
         fill(o, r, blk);
       }
     }
@@ -89,13 +90,13 @@ void fill_q5(Group& o, int r, const Block& blk) {
 
 void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q4KRows8* out) {
-  repack_rows8<kit::BlockQ4_K>(w, row_bytes, blocks, g_begin, g_end, out,
+  repack_row_groups<kit::BlockQ4_K>(w, row_bytes, blocks, g_begin, g_end, out,
                                [](Q4KRows8& o, int r, const kit::BlockQ4_K& blk) { fill_k4(o, r, blk); });
 }
 
 void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q5KRows8* out) {
-  repack_rows8<kit::BlockQ5_K>(w, row_bytes, blocks, g_begin, g_end, out,
+  repack_row_groups<kit::BlockQ5_K>(w, row_bytes, blocks, g_begin, g_end, out,
                                [](Q5KRows8& o, int r, const kit::BlockQ5_K& blk) {
                                  for (int j = 0; j < 8; ++j) std::memcpy(o.qh[j][r], blk.qh + 4 * j, 4);
                                  fill_k4(o.low, r, blk);
@@ -104,7 +105,7 @@ void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 
 void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q6KRows8* out) {
-  repack_rows8<kit::BlockQ6_K>(w, row_bytes, blocks, g_begin, g_end, out,
+  repack_row_groups<kit::BlockQ6_K>(w, row_bytes, blocks, g_begin, g_end, out,
                                [](Q6KRows8& o, int r, const kit::BlockQ6_K& blk) {
                                  o.d[r] = blk.d;
                                  for (int half = 0; half < 2; ++half) {
@@ -126,32 +127,32 @@ void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 
 void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q40Rows8* out) {
-  repack_rows8<kit::BlockQ4_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q40Rows8, kit::BlockQ4_0>);
+  repack_row_groups<kit::BlockQ4_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q40Rows8, kit::BlockQ4_0>);
 }
 
 void repack_q41_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q41Rows8* out) {
-  repack_rows8<kit::BlockQ4_1>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q41Rows8, kit::BlockQ4_1>);
+  repack_row_groups<kit::BlockQ4_1>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q41Rows8, kit::BlockQ4_1>);
 }
 
 void repack_iq4nl_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                         IQ4NLRows8* out) {
-  repack_rows8<kit::BlockIQ4_NL>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<IQ4NLRows8, kit::BlockIQ4_NL>);
+  repack_row_groups<kit::BlockIQ4_NL>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<IQ4NLRows8, kit::BlockIQ4_NL>);
 }
 
 void repack_q50_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q50Rows8* out) {
-  repack_rows8<kit::BlockQ5_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q50Rows8, kit::BlockQ5_0>);
+  repack_row_groups<kit::BlockQ5_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q50Rows8, kit::BlockQ5_0>);
 }
 
 void repack_q51_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q51Rows8* out) {
-  repack_rows8<kit::BlockQ5_1>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q51Rows8, kit::BlockQ5_1>);
+  repack_row_groups<kit::BlockQ5_1>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q51Rows8, kit::BlockQ5_1>);
 }
 
 void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                         IQ4XSRows8* out) {
-  repack_rows8<kit::BlockIQ4_XS>(w, row_bytes, blocks, g_begin, g_end, out,
+  repack_row_groups<kit::BlockIQ4_XS>(w, row_bytes, blocks, g_begin, g_end, out,
                                  [](IQ4XSRows8& o, int r, const kit::BlockIQ4_XS& blk) {
                                    for (int c = 0; c < 8; ++c) {
                                      o.scales[c / 2][r][c % 2] = static_cast<int8_t>(kit::iq4xs_scale(blk, c));
@@ -165,7 +166,23 @@ void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int
 
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q80Rows8* out) {
-  repack_rows8<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q80Rows8, kit::BlockQ8_0>);
+  repack_row_groups<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q80Rows8, kit::BlockQ8_0>);
+}
+
+void repack_q40_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q40Rows16* out) {
+  repack_row_groups<kit::BlockQ4_0, 16>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q40Rows16, kit::BlockQ4_0>);
+}
+
+void repack_q41_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q41Rows16* out) {
+  repack_row_groups<kit::BlockQ4_1, 16>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q41Rows16, kit::BlockQ4_1>);
+}
+
+void repack_iq4nl_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                         IQ4NLRows16* out) {
+  repack_row_groups<kit::BlockIQ4_NL, 16>(w, row_bytes, blocks, g_begin, g_end, out,
+                                     fill_32<IQ4NLRows16, kit::BlockIQ4_NL>);
 }
 
 }  // namespace tessera::cpu

@@ -64,6 +64,9 @@ std::vector<Case> cases() {
     out.push_back({dtype, 1, 1, 1});
     out.push_back({dtype, 4, 130, 2});
     out.push_back({dtype, 13, 53, 2});  // prefill: three whole panels of sixteen rows and a tail of five
+    // Decode in groups of sixteen rows (AVX-512: Q4_0, Q4_1, IQ4_NL) with a tail of eight.
+    out.push_back({dtype, 1, 40, 5});
+    out.push_back({dtype, 3, 24, 4});
   }
   return out;
 }
@@ -181,25 +184,29 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
   EXPECT_EQ(quant_prefill_path(), want) << "kernels " << isa_choice() << ", AMX " << amx_status();
 }
 
-// Decode of every block format but Q2_K and Q3_K makes the eight-row copy of their weight
-// once (the rows of whole groups, not the tail) and keep it with the buffer, where the
+// Decode of every block format but Q2_K and Q3_K makes the row-group copy of their weight
+// (eight rows a group; sixteen for Q4_0, Q4_1 and IQ4_NL under AVX-512) once (the rows of
+// whole groups, not the tail) and keep it with the buffer, where the
 // avx2 and avx512 kernels run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the
 // copy, a few KiB here, fits the memory rule on any machine that runs the tests); prefill
 // makes none, nor decode otherwise.
 class DecodeCopy : public ::testing::TestWithParam<tsr_dtype> {};
 
-size_t group_bytes(tsr_dtype dtype) {
+// Bytes of the copy per row and block (the sixteen-row groups hold the same per row).
+size_t row_block_bytes(tsr_dtype dtype) {
+  static_assert(sizeof(Q40Rows16) == 2 * sizeof(Q40Rows8) && sizeof(Q41Rows16) == 2 * sizeof(Q41Rows8) &&
+                sizeof(IQ4NLRows16) == 2 * sizeof(IQ4NLRows8));
   switch (dtype) {
-    case TSR_DTYPE_Q4_K: return sizeof(Q4KRows8);
-    case TSR_DTYPE_Q5_K: return sizeof(Q5KRows8);
-    case TSR_DTYPE_Q6_K: return sizeof(Q6KRows8);
-    case TSR_DTYPE_Q4_0: return sizeof(Q40Rows8);
-    case TSR_DTYPE_Q4_1: return sizeof(Q41Rows8);
-    case TSR_DTYPE_IQ4_NL: return sizeof(IQ4NLRows8);
-    case TSR_DTYPE_Q5_0: return sizeof(Q50Rows8);
-    case TSR_DTYPE_Q5_1: return sizeof(Q51Rows8);
-    case TSR_DTYPE_IQ4_XS: return sizeof(IQ4XSRows8);
-    case TSR_DTYPE_Q8_0: return sizeof(Q80Rows8);
+    case TSR_DTYPE_Q4_K: return sizeof(Q4KRows8) / 8;
+    case TSR_DTYPE_Q5_K: return sizeof(Q5KRows8) / 8;
+    case TSR_DTYPE_Q6_K: return sizeof(Q6KRows8) / 8;
+    case TSR_DTYPE_Q4_0: return sizeof(Q40Rows8) / 8;
+    case TSR_DTYPE_Q4_1: return sizeof(Q41Rows8) / 8;
+    case TSR_DTYPE_IQ4_NL: return sizeof(IQ4NLRows8) / 8;
+    case TSR_DTYPE_Q5_0: return sizeof(Q50Rows8) / 8;
+    case TSR_DTYPE_Q5_1: return sizeof(Q51Rows8) / 8;
+    case TSR_DTYPE_IQ4_XS: return sizeof(IQ4XSRows8) / 8;
+    case TSR_DTYPE_Q8_0: return sizeof(Q80Rows8) / 8;
     default: return 0;
   }
 }
@@ -224,7 +231,8 @@ TEST_P(DecodeCopy, IsMadeOnceAtTheFirstDecodeAndKeptWithTheBuffer) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(run_kernel(device, matmul_fast, TSR_OP_MATMUL, nullptr, {&x1, &w}, out1), TSR_OK) << device.last_error();
     EXPECT_EQ(copies.count(), kept ? 1u : 0u);
-    EXPECT_EQ(copies.bytes(), kept ? 2 * blocks * group_bytes(dtype) : 0u);  // two groups of eight rows
+    // The 16 rows of whole groups: two of eight, or one of sixteen.
+    EXPECT_EQ(copies.bytes(), kept ? 16 * blocks * row_block_bytes(dtype) : 0u);
   }
 }
 
