@@ -181,20 +181,8 @@ void dot(const Q80Rows8* g, const Q8Block* const* x, const int32_t* const*, int6
 // lane r = row r. Per block the integers are those of the eight-row kernels, and so is
 // every float operation of a lane, in order: the outputs are equal bit for bit. Against
 // two eight-row groups, half the instructions per weight: decode of these formats was
-// limited by the vector ports while it waited on memory.
-
-inline __m512i broadcast_word16(const int8_t* p) {
-  int32_t v;
-  std::memcpy(&v, p, 4);
-  return _mm512_set1_epi32(v);
-}
-
-// The masked forms: GCC 12's unmasked conversions pass an undefined vector through and
-// draw -Wmaybe-uninitialized.
-inline __m512 halves16(const uint16_t* h) {
-  return _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h)));
-}
-inline __m512 to_float16(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xFFFF, v); }
+// limited by the vector ports while it waited on memory. (broadcast_word16, halves16 and
+// to_float16 are in quant_rows8.h.)
 
 template <int NX, class Levels>
 inline void nibble_dots16(const uint8_t (*qs)[16][4], const Q8Block* const* x, int64_t b, __m512i* isum,

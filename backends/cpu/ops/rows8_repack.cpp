@@ -1,7 +1,7 @@
 // The eight-row copies of block-format weights (q4k_rows8.h for Q4_K and Q5_K,
 // q6k_rows8.h, iq4xs_rows8.h, q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h for Q5_0
-// and Q5_1, q80_rows8.h), and the sixteen-row ones of the AVX-512 kernels (Q4_0, Q4_1,
-// IQ4_NL), made from the file's bytes.
+// and Q5_1, q80_rows8.h), and the sixteen-row ones of the AVX-512 kernels (Q4_K, Q4_0,
+// Q4_1, IQ4_NL), made from the file's bytes.
 #include <cstring>
 
 #include <tessera/kit/block_values.h>
@@ -35,8 +35,8 @@ void repack_row_groups(const uint8_t* w, int64_t row_bytes, int64_t blocks, int6
 }
 
 // Q4_K's fields of a Q4_K or Q5_K block into row r of its group.
-template <class Block>
-void fill_k4(Q4KRows8& o, int r, const Block& blk) {
+template <class Block, int R>
+void fill_k4(Q4KRows<R>& o, int r, const Block& blk) {
   o.d[r] = blk.d;
   o.dmin[r] = blk.dmin;
   for (int c = 0; c < 8; ++c) {
@@ -167,6 +167,12 @@ void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q80Rows8* out) {
   repack_row_groups<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q80Rows8, kit::BlockQ8_0>);
+}
+
+void repack_q4k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q4KRows16* out) {
+  repack_row_groups<kit::BlockQ4_K, 16>(w, row_bytes, blocks, g_begin, g_end, out,
+                                        [](Q4KRows16& o, int r, const kit::BlockQ4_K& blk) { fill_k4(o, r, blk); });
 }
 
 void repack_q40_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
