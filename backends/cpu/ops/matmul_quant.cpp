@@ -615,8 +615,13 @@ struct Rows8<quant::Q4_K> : Rows8Of<Q4KRows8, Q8KBlock, repack_q4k_rows8, 4> {};
 #endif
 template <>
 struct Rows8<quant::Q5_K> : Rows8Of<Q5KRows8, Q8KBlock, repack_q5k_rows8, 4> {};
+#if TESSERA_CPU_AVX512
+template <>
+struct Rows8<quant::Q6_K> : Rows8Of<Q6KRows16, Q8KBlock, repack_q6k_rows16, 0, 16> {};
+#else
 template <>
 struct Rows8<quant::Q6_K> : Rows8Of<Q6KRows8, Q8KBlock, repack_q6k_rows8> {};
+#endif
 #if TESSERA_CPU_AVX512
 // Sixteen rows per group: one 64-byte load per word (quant_rows8_32.h). TinyLlama-shaped
 // q4_0 decode, 2 threads: 34.2-34.8 -> 39.2-39.5 tok/s, 72% -> 79-80% of the bound.

@@ -1,4 +1,5 @@
-// Q6_K weights regrouped for decode, as q4k_rows8.h does for Q4_K: eight rows per group,
+// Q6_K weights regrouped for decode, as q4k_rows8.h does for Q4_K: eight rows per group
+// (sixteen for AVX-512),
 // and per group and super-block the eight rows' low nibbles (ql) and high bit pairs (qh)
 // interleaved four bytes at a time, so one 32-byte load holds the same four bytes of eight
 // rows, with their scales and d. The bytes lie in the order the kernel reads them: the
@@ -14,21 +15,28 @@ namespace tessera::cpu {
 // A Q6_K super-block: ql[128], qh[64], scales[16] (int8, one per 16 elements), d (f16).
 // Element 128 g + 32 o + l (g < 2, o < 4, l < 32) is
 //   (ql[64 g + 32 (o % 2) + l] >> 4 (o / 2) & 15) | (qh[32 g + l] >> 2 o & 3) << 4,  minus 32.
-struct Q6KRows8 {
+// Groups of R = 8 rows for 256-bit vectors; of 16 for the AVX-512 kernel, where one
+// 64-byte load holds a word of sixteen rows.
+template <int R>
+struct Q6KRows {
   // Sixteen `sixteen` (0, 1) of chunks 4 half .. 4 half + 3: per word j (its elements 4 j ..
   // 4 j + 3 of each chunk, j = 4 sixteen + jj), ql bytes 64 half + 4 j .., ql bytes 64 half
-  // + 32 + 4 j .. and qh bytes 32 half + 4 j .. of the eight rows; then the chunks' scales.
+  // + 32 + 4 j .. and qh bytes 32 half + 4 j .. of the rows; then the chunks' scales.
   struct Sixteen {
-    uint8_t words[4][3][8][4];  // [jj][ql low, ql high, qh][row]
-    int8_t scales[4][8];        // [o][row]: scale 2 (4 half + o) + sixteen
+    uint8_t words[4][3][R][4];  // [jj][ql low, ql high, qh][row]
+    int8_t scales[4][R];        // [o][row]: scale 2 (4 half + o) + sixteen
   } part[2][2];                 // [half][sixteen]
-  uint16_t d[8];                // f16; row r in [r]
+  uint16_t d[R];                // f16; row r in [r]
 };
-static_assert(sizeof(Q6KRows8) == 8 * 210);
+using Q6KRows8 = Q6KRows<8>;
+using Q6KRows16 = Q6KRows<16>;
+static_assert(sizeof(Q6KRows8) == 8 * 210 && sizeof(Q6KRows16) == 16 * 210);
 
-// Groups [g_begin, g_end) of eight rows of a Q6_K matrix (rows at w + r * row_bytes,
+// Groups [g_begin, g_end) of eight (sixteen) rows of a Q6_K matrix (rows at w + r * row_bytes,
 // `blocks` super-blocks each) into out[(g - g_begin) * blocks + b].
 void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q6KRows8* out);
+void repack_q6k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q6KRows16* out);
 
 }  // namespace tessera::cpu

@@ -1,7 +1,7 @@
 // The eight-row copies of block-format weights (q4k_rows8.h for Q4_K and Q5_K,
 // q6k_rows8.h, iq4xs_rows8.h, q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h for Q5_0
-// and Q5_1, q80_rows8.h), and the sixteen-row ones of the AVX-512 kernels (Q4_K, Q4_0,
-// Q4_1, IQ4_NL), made from the file's bytes.
+// and Q5_1, q80_rows8.h), and the sixteen-row ones of the AVX-512 kernels (Q4_K, Q6_K,
+// Q4_0, Q4_1, IQ4_NL), made from the file's bytes.
 #include <cstring>
 
 #include <tessera/kit/block_values.h>
@@ -86,6 +86,24 @@ void fill_q5(Group& o, int r, const Block& blk) {
   }
 }
 
+// A Q6_K block into row r of its group.
+template <int R>
+void fill_q6k(Q6KRows<R>& o, int r, const kit::BlockQ6_K& blk) {
+  o.d[r] = blk.d;
+  for (int half = 0; half < 2; ++half) {
+    for (int sixteen = 0; sixteen < 2; ++sixteen) {
+      auto& part = o.part[half][sixteen];
+      for (int jj = 0; jj < 4; ++jj) {
+        const int j = 4 * sixteen + jj;
+        std::memcpy(part.words[jj][0][r], blk.ql + 64 * half + 4 * j, 4);
+        std::memcpy(part.words[jj][1][r], blk.ql + 64 * half + 32 + 4 * j, 4);
+        std::memcpy(part.words[jj][2][r], blk.qh + 32 * half + 4 * j, 4);
+      }
+      for (int c = 0; c < 4; ++c) part.scales[c][r] = blk.scales[2 * (4 * half + c) + sixteen];
+    }
+  }
+}
+
 }  // namespace
 
 void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
@@ -105,24 +123,12 @@ void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 
 void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q6KRows8* out) {
-  repack_row_groups<kit::BlockQ6_K>(w, row_bytes, blocks, g_begin, g_end, out,
-                               [](Q6KRows8& o, int r, const kit::BlockQ6_K& blk) {
-                                 o.d[r] = blk.d;
-                                 for (int half = 0; half < 2; ++half) {
-                                   for (int sixteen = 0; sixteen < 2; ++sixteen) {
-                                     Q6KRows8::Sixteen& part = o.part[half][sixteen];
-                                     for (int jj = 0; jj < 4; ++jj) {
-                                       const int j = 4 * sixteen + jj;
-                                       std::memcpy(part.words[jj][0][r], blk.ql + 64 * half + 4 * j, 4);
-                                       std::memcpy(part.words[jj][1][r], blk.ql + 64 * half + 32 + 4 * j, 4);
-                                       std::memcpy(part.words[jj][2][r], blk.qh + 32 * half + 4 * j, 4);
-                                     }
-                                     for (int c = 0; c < 4; ++c) {
-                                       part.scales[c][r] = blk.scales[2 * (4 * half + c) + sixteen];
-                                     }
-                                   }
-                                 }
-                               });
+  repack_row_groups<kit::BlockQ6_K>(w, row_bytes, blocks, g_begin, g_end, out, fill_q6k<8>);
+}
+
+void repack_q6k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q6KRows16* out) {
+  repack_row_groups<kit::BlockQ6_K, 16>(w, row_bytes, blocks, g_begin, g_end, out, fill_q6k<16>);
 }
 
 void repack_q40_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
