@@ -204,7 +204,8 @@ struct AttentionProblem {
         k(make_tensor(TSR_DTYPE_F16, n_blocks * kBlock, kKvHeads * kHeadDim, 2)),
         v(make_tensor(TSR_DTYPE_F16, n_blocks * kBlock, kKvHeads * kHeadDim, 3)),
         pos(make_tensor(TSR_DTYPE_F32, 1, tokens, 4)), seq(make_tensor(TSR_DTYPE_F32, 1, tokens, 5)),
-        table(make_tensor(TSR_DTYPE_F32, 1, n_blocks, 6)), out(make_tensor(TSR_DTYPE_F32, tokens, kHeads * kHeadDim, 7)) {
+        table(make_tensor(TSR_DTYPE_F32, 1, n_blocks, 6)),
+        out(make_tensor(TSR_DTYPE_F32, tokens, kHeads * kHeadDim, 7)) {
     for (BenchTensor* c : {&k, &v}) {
       c->desc.ndim = 3;
       c->desc.shape[0] = n_blocks;

@@ -651,9 +651,9 @@ struct Rows8<quant::Q5_1> : Rows8Of<Q51Rows8, Q8Block, repack_q51_rows8> {};
 template <>
 struct Rows8<quant::IQ4_XS> : Rows8Of<IQ4XSRows8, Q8KBlock, repack_iq4xs_rows8, 4> {};
 
-// Decode from the weight's eight-row copy (Rows8<F>), made at its first decode and kept
-// with its buffer; false, having done nothing, where there is no such copy (no buffer:
-// an expert's view; fewer than eight rows; TESSERA_CPU_DECODE_REPACK=off; no memory for
+// Decode from the weight's copy in groups of eight (or sixteen) rows (Rows8<F>), made at
+// its first decode and kept with its buffer; false, having done nothing, where there is
+// no such copy (no buffer: an expert's view; fewer rows than a group; TESSERA_CPU_DECODE_REPACK=off; no memory for
 // it). By default a copy is made only while the memory left available after it still
 // holds the whole weight buffer once more: the copies then never squeeze a mapped file's
 // pages out of memory.

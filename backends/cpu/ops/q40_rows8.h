@@ -1,6 +1,6 @@
 // Q4_0 and Q4_1 weights regrouped for decode, as q4k_rows8.h does for Q4_K: eight rows
-// per group (sixteen for AVX-512), and per group and block the eight rows' 16 bytes of nibbles interleaved four
-// bytes at a time, then their eight d (and Q4_1's eight m). One 32-byte load holds the
+// per group (sixteen for AVX-512), and per group and block the rows' 16 bytes of nibbles
+// interleaved four bytes at a time, then their d (and Q4_1's m). One 32-byte load holds the
 // same four bytes of eight rows: its low nibbles are elements 4j .. 4j + 3 and its high
 // nibbles elements 16 + 4j .. 16 + 4j + 3 of each row, and one vpdpbusd against four
 // broadcast x values gives eight rows' partial dots, lane r = row r, where the file's

@@ -1,5 +1,6 @@
-// Decode MATMUL for block-format weights regrouped eight rows at a time: the K formats
-// here, the 32-element ones in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and
+// Decode MATMUL for block-format weights regrouped eight rows at a time (sixteen on
+// AVX-512 for Q4_K, Q6_K, Q4_0, Q4_1 and IQ4_NL): the K formats here, the 32-element ones
+// in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and
 // super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word of
 // eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet four
 // broadcast x values in one vpdpbusd, lane r = row r. Per chunk, the eight rows' sums are
@@ -151,7 +152,8 @@ void dot(const Q4KRows16* g, const Q8KBlock* const* x, const int32_t* const* pai
       }
       const __m512i sl = bytes_to_ints16(s.pair[p].scales[0]), sh = bytes_to_ints16(s.pair[p].scales[1]);
       for (int i = 0; i < NX; ++i) {
-        isum[i] = _mm512_add_epi32(isum[i], _mm512_add_epi32(_mm512_mullo_epi32(low[i], sl), _mm512_mullo_epi32(high[i], sh)));
+        const __m512i scaled = _mm512_add_epi32(_mm512_mullo_epi32(low[i], sl), _mm512_mullo_epi32(high[i], sh));
+        isum[i] = _mm512_add_epi32(isum[i], scaled);
       }
     }
     const __m512 dw = halves16(s.d), dmin = halves16(s.dmin);

@@ -1,11 +1,10 @@
-// Decode MATMUL for the 32-element block formats regrouped eight rows at a time
-// (q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h for Q5_0 and Q5_1, q80_rows8.h); the
-// K formats' kernels and what both share are in quant_rows8.h. Include only from
-// matmul_quant.cpp.
+// Decode MATMUL for the 32-element block formats regrouped eight rows at a time, sixteen
+// on AVX-512 for Q4_0, Q4_1 and IQ4_NL (q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h
+// for Q5_0 and Q5_1, q80_rows8.h); the K formats' kernels and what both share are in
+// quant_rows8.h. Include only from matmul_quant.cpp.
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "backends/cpu/ops/byte_dot.h"
 #include "backends/cpu/ops/q40_rows8.h"

@@ -20,8 +20,8 @@ namespace {
 // Per group of `Rows` rows and block, each row's block read out of the file's bytes
 // and handed to the format's fill(group block, row, file block).
 template <class Block, int Rows = 8, class Group, class Fill>
-void repack_row_groups(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end, Group* out,
-                  Fill&& fill) {
+void repack_row_groups(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Group* out, Fill&& fill) {
   for (int64_t g = g_begin; g < g_end; ++g) {
     for (int64_t b = 0; b < blocks; ++b) {
       Group& o = out[(g - g_begin) * blocks + b];
@@ -109,16 +109,16 @@ void fill_q6k(Q6KRows<R>& o, int r, const kit::BlockQ6_K& blk) {
 void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q4KRows8* out) {
   repack_row_groups<kit::BlockQ4_K>(w, row_bytes, blocks, g_begin, g_end, out,
-                               [](Q4KRows8& o, int r, const kit::BlockQ4_K& blk) { fill_k4(o, r, blk); });
+                                    [](Q4KRows8& o, int r, const kit::BlockQ4_K& blk) { fill_k4(o, r, blk); });
 }
 
 void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q5KRows8* out) {
   repack_row_groups<kit::BlockQ5_K>(w, row_bytes, blocks, g_begin, g_end, out,
-                               [](Q5KRows8& o, int r, const kit::BlockQ5_K& blk) {
-                                 for (int j = 0; j < 8; ++j) std::memcpy(o.qh[j][r], blk.qh + 4 * j, 4);
-                                 fill_k4(o.low, r, blk);
-                               });
+                                    [](Q5KRows8& o, int r, const kit::BlockQ5_K& blk) {
+                                      for (int j = 0; j < 8; ++j) std::memcpy(o.qh[j][r], blk.qh + 4 * j, 4);
+                                      fill_k4(o.low, r, blk);
+                                    });
 }
 
 void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
@@ -159,15 +159,17 @@ void repack_q51_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                         IQ4XSRows8* out) {
   repack_row_groups<kit::BlockIQ4_XS>(w, row_bytes, blocks, g_begin, g_end, out,
-                                 [](IQ4XSRows8& o, int r, const kit::BlockIQ4_XS& blk) {
-                                   for (int c = 0; c < 8; ++c) {
-                                     o.scales[c / 2][r][c % 2] = static_cast<int8_t>(kit::iq4xs_scale(blk, c));
-                                   }
-                                   for (int c = 0; c < 8; ++c) {
-                                     for (int j = 0; j < 4; ++j) std::memcpy(o.qs[c][j][r], blk.qs + 16 * c + 4 * j, 4);
-                                   }
-                                   o.d[r] = blk.d;
-                                 });
+                                      [](IQ4XSRows8& o, int r, const kit::BlockIQ4_XS& blk) {
+                                        for (int c = 0; c < 8; ++c) {
+                                          o.scales[c / 2][r][c % 2] = static_cast<int8_t>(kit::iq4xs_scale(blk, c));
+                                        }
+                                        for (int c = 0; c < 8; ++c) {
+                                          for (int j = 0; j < 4; ++j) {
+                                            std::memcpy(o.qs[c][j][r], blk.qs + 16 * c + 4 * j, 4);
+                                          }
+                                        }
+                                        o.d[r] = blk.d;
+                                      });
 }
 
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
@@ -194,7 +196,7 @@ void repack_q41_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int6
 void repack_iq4nl_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                          IQ4NLRows16* out) {
   repack_row_groups<kit::BlockIQ4_NL, 16>(w, row_bytes, blocks, g_begin, g_end, out,
-                                     fill_32<IQ4NLRows16, kit::BlockIQ4_NL>);
+                                          fill_32<IQ4NLRows16, kit::BlockIQ4_NL>);
 }
 
 }  // namespace tessera::cpu
