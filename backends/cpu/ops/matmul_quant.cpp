@@ -644,10 +644,17 @@ struct Rows8<quant::IQ4_NL> : Rows8Of<IQ4NLRows8, Q8Block, repack_iq4nl_rows8> {
 // 24.0-24.2 tok/s).
 template <>
 struct Rows8<quant::Q8_0> : Rows8Of<Q80Rows8, Q8Block, repack_q80_rows8> {};
+#if TESSERA_CPU_AVX512
+template <>
+struct Rows8<quant::Q5_0> : Rows8Of<Q50Rows16, Q8Block, repack_q50_rows16, 0, 16> {};
+template <>
+struct Rows8<quant::Q5_1> : Rows8Of<Q51Rows16, Q8Block, repack_q51_rows16, 0, 16> {};
+#else
 template <>
 struct Rows8<quant::Q5_0> : Rows8Of<Q50Rows8, Q8Block, repack_q50_rows8> {};
 template <>
 struct Rows8<quant::Q5_1> : Rows8Of<Q51Rows8, Q8Block, repack_q51_rows8> {};
+#endif
 template <>
 struct Rows8<quant::IQ4_XS> : Rows8Of<IQ4XSRows8, Q8KBlock, repack_iq4xs_rows8, 4> {};
 
@@ -695,7 +702,9 @@ bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<typ
   const int64_t chunk = std::max<int64_t>(1, (int64_t{64} << 10) / (blocks * static_cast<int64_t>(sizeof(Group))));
   pool.parallel_for_shares(groups, chunk, [&](int64_t b, int64_t e) {
     for (int64_t g = b; g < e; ++g) {
-      with_tile(nx, [&]<int NX>() { rows8::dot<NX>(packed + g * blocks, x, x_sums, blocks, out + kRows * g, a.m); });
+      with_tile(nx, [&]<int NX>() {
+        rows8::dot<NX>(packed + g * blocks, x, x_sums, blocks, out + kRows * g, a.m);
+      });
     }
   });
   for (int64_t m = kRows * groups; m < a.m; ++m) {

@@ -1,6 +1,6 @@
 // Decode MATMUL for block-format weights regrouped eight rows at a time (sixteen on
-// AVX-512 for Q4_K, Q6_K, Q4_0, Q4_1 and IQ4_NL): the K formats here, the 32-element ones
-// in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and
+// AVX-512 for Q4_K, Q6_K, Q4_0, Q4_1, IQ4_NL, Q5_0 and Q5_1): the K formats here, the
+// 32-element ones in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and
 // super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word of
 // eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet four
 // broadcast x values in one vpdpbusd, lane r = row r. Per chunk, the eight rows' sums are

@@ -1,5 +1,5 @@
 // Decode MATMUL for the 32-element block formats regrouped eight rows at a time, sixteen
-// on AVX-512 for Q4_0, Q4_1 and IQ4_NL (q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h
+// on AVX-512 for all but Q8_0 (q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h
 // for Q5_0 and Q5_1, q80_rows8.h); the K formats' kernels and what both share are in
 // quant_rows8.h. Include only from matmul_quant.cpp.
 #pragma once
@@ -175,7 +175,7 @@ void dot(const Q80Rows8* g, const Q8Block* const* x, const int32_t* const*, int6
 }
 
 #if TESSERA_CPU_AVX512
-// Sixteen rows per group (q40_rows8.h): one 64-byte load holds a word of the
+// Sixteen rows per group (q40_rows8.h, q50_rows8.h): one 64-byte load holds a word of the
 // sixteen rows, and one vpdpbusd against four broadcast x values gives their partial dots,
 // lane r = row r. Per block the integers are those of the eight-row kernels, and so is
 // every float operation of a lane, in order: the outputs are equal bit for bit. Against
@@ -236,14 +236,35 @@ void dot(const IQ4NLRows16* g, const Q8Block* const* x, const int32_t* const*, i
   });
 }
 
+// Q5_0's and Q5_1's fifth bits joined as fifth_bit_dots does, each by one ternary-logic
+// operation: nibble | (shifted qh & 0x10).
+template <int NX, class G>
+inline void fifth_bit_dots16(const G& g, const Q8Block* const* x, int64_t b, __m512i* isum) {
+  const __m512i bit4 = _mm512_set1_epi8(0x10), qh = _mm512_loadu_si512(g.qh);
+  constexpr int kOrMasked = 0xF8;  // a | (b & c)
+  __m512i low = _mm512_slli_epi16(qh, 4), high = qh;
+  nibble_dots16<NX>(g.qs, x, b, isum, [&](__m512i& ql, __m512i& qhigh) {
+    ql = _mm512_ternarylogic_epi32(ql, low, bit4, kOrMasked);
+    qhigh = _mm512_ternarylogic_epi32(qhigh, high, bit4, kOrMasked);
+    low = _mm512_srli_epi16(low, 1);
+    high = _mm512_srli_epi16(high, 1);
+  });
+}
+
 template <int NX>
-void dot(const Q41Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+void dot(const Q50Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
          int64_t ldo) {
+  dot_biased16<NX>(g, x, blocks, 16, out, ldo,
+                   [&](const Q50Rows16& s, int64_t b, __m512i* isum) { fifth_bit_dots16<NX>(s, x, b, isum); });
+}
+
+template <int NX, class G, class Dots>
+void dot_with_min16(const G* g, const Q8Block* const* x, int64_t blocks, float* out, int64_t ldo, Dots&& dots) {
   __m512 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm512_setzero_ps();
   for (int64_t b = 0; b < blocks; ++b) {
     __m512i isum[NX];
-    nibble_dots16<NX>(g[b].qs, x, b, isum, [](__m512i&, __m512i&) {});
+    dots(g[b], b, isum);
     const __m512 dw = halves16(g[b].d), mw = halves16(g[b].m);
     for (int i = 0; i < NX; ++i) {
       acc[i] = _mm512_fmadd_ps(to_float16(isum[i]), _mm512_mul_ps(dw, _mm512_set1_ps(x[i][b].d)), acc[i]);
@@ -251,6 +272,21 @@ void dot(const Q41Rows16* g, const Q8Block* const* x, const int32_t* const*, int
     }
   }
   for (int i = 0; i < NX; ++i) _mm512_storeu_ps(out + i * ldo, _mm512_add_ps(acc[i], summ[i]));
+}
+
+template <int NX>
+void dot(const Q41Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  dot_with_min16<NX>(g, x, blocks, out, ldo, [&](const Q41Rows16& s, int64_t b, __m512i* isum) {
+    nibble_dots16<NX>(s.qs, x, b, isum, [](__m512i&, __m512i&) {});
+  });
+}
+
+template <int NX>
+void dot(const Q51Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
+         int64_t ldo) {
+  dot_with_min16<NX>(g, x, blocks, out, ldo,
+                     [&](const Q51Rows16& s, int64_t b, __m512i* isum) { fifth_bit_dots16<NX>(s, x, b, isum); });
 }
 #endif
 

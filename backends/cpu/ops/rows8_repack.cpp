@@ -1,7 +1,7 @@
 // The eight-row copies of block-format weights (q4k_rows8.h for Q4_K and Q5_K,
 // q6k_rows8.h, iq4xs_rows8.h, q40_rows8.h for Q4_0, Q4_1 and IQ4_NL, q50_rows8.h for Q5_0
 // and Q5_1, q80_rows8.h), and the sixteen-row ones of the AVX-512 kernels (Q4_K, Q6_K,
-// Q4_0, Q4_1, IQ4_NL), made from the file's bytes.
+// Q4_0, Q4_1, IQ4_NL, Q5_0, Q5_1), made from the file's bytes.
 #include <cstring>
 
 #include <tessera/kit/block_values.h>
@@ -175,6 +175,16 @@ void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q80Rows8* out) {
   repack_row_groups<kit::BlockQ8_0>(w, row_bytes, blocks, g_begin, g_end, out, fill_32<Q80Rows8, kit::BlockQ8_0>);
+}
+
+void repack_q50_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q50Rows16* out) {
+  repack_row_groups<kit::BlockQ5_0, 16>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q50Rows16, kit::BlockQ5_0>);
+}
+
+void repack_q51_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q51Rows16* out) {
+  repack_row_groups<kit::BlockQ5_1, 16>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5<Q51Rows16, kit::BlockQ5_1>);
 }
 
 void repack_q4k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,

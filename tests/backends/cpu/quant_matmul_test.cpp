@@ -64,7 +64,8 @@ std::vector<Case> cases() {
     out.push_back({dtype, 1, 1, 1});
     out.push_back({dtype, 4, 130, 2});
     out.push_back({dtype, 13, 53, 2});  // prefill: three whole panels of sixteen rows and a tail of five
-    // Decode in groups of sixteen rows (AVX-512: Q4_0, Q4_1, IQ4_NL) with a tail of eight.
+    // Decode in groups of sixteen rows (AVX-512, all but Q8_0, Q5_K and IQ4_XS) with a tail
+    // of eight.
     out.push_back({dtype, 1, 40, 5});
     out.push_back({dtype, 3, 24, 4});
   }
@@ -185,7 +186,8 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
 }
 
 // Decode of every block format but Q2_K and Q3_K makes the row-group copy of their weight
-// (eight rows a group; sixteen for Q4_0, Q4_1 and IQ4_NL under AVX-512) once (the rows of
+// (eight rows a group; sixteen under AVX-512 for Q4_K, Q6_K and the 4- and 5-bit
+// 32-element formats) once (the rows of
 // whole groups, not the tail) and keep it with the buffer, where the
 // avx2 and avx512 kernels run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the
 // copy, a few KiB here, fits the memory rule on any machine that runs the tests); prefill
@@ -195,7 +197,9 @@ class DecodeCopy : public ::testing::TestWithParam<tsr_dtype> {};
 // Bytes of the copy per row and block (the sixteen-row groups hold the same per row).
 size_t row_block_bytes(tsr_dtype dtype) {
   static_assert(sizeof(Q40Rows16) == 2 * sizeof(Q40Rows8) && sizeof(Q41Rows16) == 2 * sizeof(Q41Rows8) &&
-                sizeof(IQ4NLRows16) == 2 * sizeof(IQ4NLRows8));
+                sizeof(IQ4NLRows16) == 2 * sizeof(IQ4NLRows8) && sizeof(Q50Rows16) == 2 * sizeof(Q50Rows8) &&
+                sizeof(Q51Rows16) == 2 * sizeof(Q51Rows8) && sizeof(Q4KRows16) == 2 * sizeof(Q4KRows8) &&
+                sizeof(Q6KRows16) == 2 * sizeof(Q6KRows8));
   switch (dtype) {
     case TSR_DTYPE_Q4_K: return sizeof(Q4KRows8) / 8;
     case TSR_DTYPE_Q5_K: return sizeof(Q5KRows8) / 8;
