@@ -7,7 +7,8 @@
 namespace tessera::cli {
 
 // Bytes per second reading a `bytes`-sized buffer with `threads` threads (0 = all
-// cores); best of `repeats` passes.
+// cores); the best of `repeats` passes of plain reads and as many of reads that ask for
+// the lines ahead (faster on some processors), taken in turn.
 double measure_read_bandwidth(uint64_t bytes, int threads, int repeats);
 
 }  // namespace tessera::cli

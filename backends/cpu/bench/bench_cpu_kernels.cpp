@@ -52,7 +52,9 @@ BenchTensor make_tensor(tsr_dtype dtype, int64_t rows, int64_t cols, uint32_t se
 }
 
 // Streaming read of 1 GiB on huge pages, one contiguous share and one forward stream per
-// thread of the pool (as `tessera bench` measures it): the bandwidth decode can reach.
+// thread of the pool, plain loads only: `tessera bench` also reads with each line asked
+// for ahead (tools/tessera/memory_bandwidth.cpp) and takes the faster, which on some
+// processors is well above this.
 void BM_MemoryRead(benchmark::State& state) {
   CpuDevice device(static_cast<int>(state.range(0)));
   const int64_t n = int64_t{1} << 28;  // floats
