@@ -1,6 +1,7 @@
 // See decode_rows.h.
 #include "backends/cpu/decode_rows.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -34,6 +35,21 @@ DecodeRows choose() {
   return intel_processor() ? DecodeRows::kFar : DecodeRows::kNear;
 }
 
+// TESSERA_CPU_DECODE_READ_AHEAD as bytes, or -1 where it is unset or not a byte count.
+int64_t read_ahead_asked() {
+  const char* env = std::getenv("TESSERA_CPU_DECODE_READ_AHEAD");
+  if (env == nullptr || *env == '\0') return -1;
+  if (std::string_view(env) == "off") return 0;
+  char* end = nullptr;
+  const long long bytes = std::strtoll(env, &end, 10);
+  if (*end != '\0' || bytes < 0 || bytes > 65536) {
+    std::fprintf(stderr, "tessera: TESSERA_CPU_DECODE_READ_AHEAD=%s is not a byte count in 0 .. 65536 or off; ignored\n",
+                 env);
+    return -1;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 DecodeRows decode_rows() {
@@ -42,5 +58,14 @@ DecodeRows decode_rows() {
 }
 
 const char* decode_rows_name(DecodeRows rows) { return rows == DecodeRows::kFar ? "far" : "near"; }
+
+int64_t decode_read_ahead() {
+  static const int64_t bytes = [] {
+    const int64_t asked = read_ahead_asked();
+    if (asked >= 0) return asked;
+    return intel_processor() ? int64_t{4096} : int64_t{0};
+  }();
+  return bytes;
+}
 
 }  // namespace tessera::cpu

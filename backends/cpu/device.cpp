@@ -31,6 +31,7 @@ std::string kernel_isa() {
   isa += bf16_prefill_path();
   isa += ", decode rows ";
   isa += decode_rows_name(decode_rows());
+  if (const int64_t ahead = decode_read_ahead(); ahead > 0) isa += ", read ahead " + std::to_string(ahead) + " bytes";
   return isa;
 }
 

@@ -15,12 +15,14 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/cpu/decode_rows.h"
 #include "backends/cpu/ops/byte_dot.h"
 #include "backends/cpu/ops/iq4xs_rows8.h"
 #include "backends/cpu/ops/q4k_rows8.h"
 #include "backends/cpu/ops/q6k_rows8.h"
 #include "backends/cpu/ops/quant_activations.h"
 #include "backends/cpu/ops/quant_groups.h"
+#include "backends/cpu/ops/read_ahead.h"
 
 #if TESSERA_CPU_AVX2
 namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8 {
@@ -55,10 +57,10 @@ void dot_k4(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sum
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
   const __m256i nibble = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
   for (int64_t b = 0; b < blocks; ++b) {
-    // The groups of a thread's share are one sequential stream, which the processor's own
-    // prefetchers follow: asking for the bytes ahead by hand (8 groups ahead, 20 lines
-    // per group) made TinyLlama-shaped q4_k_m decode slower on an AMD EPYC (Zen 4), 2
-    // threads: 43.1/45.2/41.2 tok/s against 53.4/55.9/56.3 without, in alternation.
+    // The groups of a thread's share are one sequential stream. Asking for the bytes
+    // ahead by hand (8 groups ahead, 20 lines per group) made TinyLlama-shaped q4_k_m
+    // decode slower on an AMD EPYC (Zen 4), 2 threads: 43.1/45.2/41.2 tok/s against
+    // 53.4/55.9/56.3 without; where decode_read_ahead() asks, it is a part at a time.
     const Q4KRows8* low_bits;
     if constexpr (kFifthBit) {
       low_bits = &g[b].low;
@@ -69,6 +71,7 @@ void dot_k4(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sum
     __m256i isum[NX];
     for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {
+      read_ahead(&g[b], p, 4);
       __m256i low[NX], high[NX];
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm256_setzero_si256();
       for (int j = 0; j < 8; ++j) {
@@ -139,6 +142,7 @@ void dot(const Q4KRows16* g, const Q8KBlock* const* x, const int32_t* const* pai
     __m512i isum[NX];
     for (int i = 0; i < NX; ++i) isum[i] = _mm512_setzero_si512();
     for (int p = 0; p < 4; ++p) {
+      read_ahead(&g[b], p, 4);
       __m512i low[NX], high[NX];
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm512_setzero_si512();
       for (int j = 0; j < 8; ++j) {
@@ -204,6 +208,7 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const*, int
     for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
     for (int half = 0; half < 2; ++half) {
       for (int sixteen = 0; sixteen < 2; ++sixteen) {
+        read_ahead(&g[b], 2 * half + sixteen, 4);
         __m256i part[4][NX];  // [o][i]: chunk 4 half + o, this sixteen
         for (int o = 0; o < 4; ++o) {
           for (int i = 0; i < NX; ++i) part[o][i] = _mm256_setzero_si256();
@@ -266,6 +271,7 @@ void dot(const Q6KRows16* g, const Q8KBlock* const* x, const int32_t* const*, in
     for (int i = 0; i < NX; ++i) isum[i] = _mm512_setzero_si512();
     for (int half = 0; half < 2; ++half) {
       for (int sixteen = 0; sixteen < 2; ++sixteen) {
+        read_ahead(&g[b], 2 * half + sixteen, 4);
         __m512i part[4][NX];  // [o][i]: chunk 4 half + o, this sixteen
         for (int o = 0; o < 4; ++o) {
           for (int i = 0; i < NX; ++i) part[o][i] = _mm512_setzero_si512();
@@ -342,6 +348,7 @@ void dot(const IQ4XSRows8* g, const Q8KBlock* const* x, const int32_t* const* pa
     __m256i isum[NX], ibias[NX];
     for (int i = 0; i < NX; ++i) isum[i] = ibias[i] = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {
+      read_ahead(&g[b], p, 4);
       // Lane r: row r's scales of chunks 2p (low int16) and 2p + 1 (high).
       const __m256i pair = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.scales[p])));
       const __m256i scale[2] = {_mm256_srai_epi32(_mm256_slli_epi32(pair, 16), 16), _mm256_srai_epi32(pair, 16)};

@@ -1,6 +1,7 @@
-// Decode's row order for the 32-element block formats (decode_rows.h): what
-// TESSERA_CPU_DECODE_ROWS asks for, else far on Intel processors and near on the others,
-// here told from /proc/cpuinfo rather than cpuid.
+// Decode's row order for the 32-element block formats and its read-ahead distance
+// (decode_rows.h): what TESSERA_CPU_DECODE_ROWS and TESSERA_CPU_DECODE_READ_AHEAD ask for,
+// else far and 4096 bytes on Intel processors, near and none on the others, here told from
+// /proc/cpuinfo rather than cpuid.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -42,6 +43,37 @@ TEST(DecodeRows, DeviceDescriptionNamesTheOrder) {
   EXPECT_NE(std::string(info.description).find(std::string("decode rows ") + decode_rows_name(decode_rows())),
             std::string::npos)
       << info.description;
+}
+
+// What TESSERA_CPU_DECODE_READ_AHEAD asks for: bytes, 0 for "off", -1 where it is unset or
+// not a count in 0 .. 65536 (then the processor's default holds).
+int64_t read_ahead_request() {
+  const char* env = std::getenv("TESSERA_CPU_DECODE_READ_AHEAD");
+  const std::string request = env == nullptr ? "" : env;
+  if (request == "off") return 0;
+  if (request.empty() || request.find_first_not_of("0123456789") != std::string::npos || request.size() > 6) return -1;
+  const int64_t bytes = std::stoll(request);
+  return bytes <= 65536 ? bytes : -1;
+}
+
+TEST(DecodeReadAhead, FollowsTheRequestElseTheProcessor) {
+  const int64_t request = read_ahead_request();
+  const int64_t want = request >= 0 ? request : cpuinfo_vendor() == "GenuineIntel" ? 4096 : 0;
+  const char* env = std::getenv("TESSERA_CPU_DECODE_READ_AHEAD");
+  EXPECT_EQ(decode_read_ahead(), want) << "request '" << (env == nullptr ? "" : env) << "', vendor '"
+                                       << cpuinfo_vendor() << "'";
+}
+
+TEST(DecodeReadAhead, DeviceDescriptionNamesTheDistance) {
+  tsr_device_info info;
+  describe_cpu_device(&info);
+  const std::string description = info.description;
+  const std::string named = "read ahead " + std::to_string(decode_read_ahead()) + " bytes";
+  if (decode_read_ahead() > 0) {
+    EXPECT_NE(description.find(named), std::string::npos) << description;
+  } else {
+    EXPECT_EQ(description.find("read ahead"), std::string::npos) << description;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+// Decode's read-ahead by hand: a row-group kernel (rows8::dot) asks for the weight bytes
+// `distance` past the ones it is about to dot, each cache line once, into the L2 cache.
+// See decode_rows.h for when it is on. An ISA-specific header (isa_target.h): include it
+// only from kernel-variant sources.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/cpu/decode_rows.h"
+
+namespace tessera::cpu::TESSERA_CPU_ISA_NS {
+
+// Part `part` of `parts` of one block of a group copy: the lines whose first byte lies in
+// that part of [block + distance, block + 1 + distance). Over the parts of consecutive
+// blocks each line of a thread's stream is asked for once, a few at a time: a kernel
+// with blocks of kilobytes asks part by part, as it reaches them, since a burst of forty
+// prefetches at once helped Q4_K and Q6_K decode none. No-op for distance 0; a line past
+// the weights is harmless (a prefetch never faults). Inlined always: GCC 12 otherwise may
+// judge a function of prefetches alone free of side effects and drop its calls, as it
+// did from the AVX-512 kernels.
+template <class Block>
+[[gnu::always_inline]] inline void read_ahead(const Block* block, int part, int parts) {
+  static const int64_t distance = decode_read_ahead();
+  if (distance == 0) return;
+  const auto at = reinterpret_cast<uintptr_t>(block) + static_cast<uintptr_t>(distance);
+  const uintptr_t begin = at + sizeof(Block) * static_cast<size_t>(part) / static_cast<size_t>(parts);
+  const uintptr_t end = at + sizeof(Block) * static_cast<size_t>(part + 1) / static_cast<size_t>(parts);
+  for (uintptr_t line = (begin + 63) & ~uintptr_t{63}; line < end; line += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 2);  // locality 2: L2 (x86 prefetcht1)
+  }
+}
+
+// The whole block.
+template <class Block>
+[[gnu::always_inline]] inline void read_ahead(const Block* block) {
+  read_ahead(block, 0, 1);
+}
+
+}  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
