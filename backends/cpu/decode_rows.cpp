@@ -63,7 +63,7 @@ int64_t decode_read_ahead() {
   static const int64_t bytes = [] {
     const int64_t asked = read_ahead_asked();
     if (asked >= 0) return asked;
-    return intel_processor() ? int64_t{4096} : int64_t{0};
+    return intel_processor() ? int64_t{3072} : int64_t{0};
   }();
   return bytes;
 }

@@ -24,16 +24,19 @@ DecodeRows decode_rows();
 // "near", "far".
 const char* decode_rows_name(DecodeRows rows);
 
-// Bytes ahead of the ones being dotted that the row-group decode kernels (rows8::dot,
-// read_ahead.h) ask for into L2; 0 leaves reading ahead to the processor's prefetchers.
-// On an Intel Xeon (2 cores, AVX-512, under KVM) one core's loads and prefetchers kept
-// too few lines in flight to stream while the dots also took time. TinyLlama-shaped
-// decode, 2 threads, without -> with 4096 bytes, tok/s: q4_0 41.7 -> 43.8, q6_k 27.1 ->
-// 29.4, q5_k_m 28.1 -> 30.0, iq4_xs 34.2 -> 39.0, q4_k_m 37.1 -> 37.9; 1536 and 8192
-// bytes did no better. (The Q8_0 copy's kernel does not ask: q8_0 went 25.6 -> 25.2.) On
-// an AMD EPYC (Zen 4) read-ahead by hand slowed q4_k_m decode. So 4096 on Intel
-// processors, 0 on the others; TESSERA_CPU_DECODE_READ_AHEAD=BYTES (0 .. 65536; 0 or
-// off: none) chooses instead. Chosen once per process.
+// Bytes ahead of the ones being dotted that the decode kernels ask for into L2 (the
+// row-group copies' rows8::dot and the f16 and bf16 rows, read_ahead.h); 0 leaves reading
+// ahead to the processor's prefetchers. On an Intel Xeon (2 cores, AVX-512, under KVM)
+// one core's loads and prefetchers kept too few lines in flight to stream while the dots
+// also took time. TinyLlama-shaped decode, 2 threads, tok/s, none -> 4096 bytes: q4_0
+// 41.7 -> 43.8, q6_k 27.1 -> 29.4, q5_k_m 28.1 -> 30.0, iq4_xs 34.2 -> 39.0, q4_k_m 37.1
+// -> 37.9; then 4096 -> 3072 bytes, three rounds in alternation: q4_0 42.2 -> 44.7,
+// q4_k_m 37.6 -> 39.0, q5_k_m 29.5 -> 31.2, q6_k 28.9 -> 30.0, iq4_xs 38.3 -> 40.6,
+// q5_0 34.3 -> 36.4, q8_0 24.2 -> 27.0 (25.6 without), f16 and bf16 alike (13-14.5,
+// where none gave 12.2-13.1); 5120 and 8192 read slower than 4096, 2048-2560 about as
+// 3072. On an AMD EPYC (Zen 4) read-ahead by hand slowed q4_k_m and f16 decode. So 3072
+// on Intel processors, 0 on the others; TESSERA_CPU_DECODE_READ_AHEAD=BYTES (0 .. 65536;
+// 0 or off: none) chooses instead. Chosen once per process.
 int64_t decode_read_ahead();
 
 }  // namespace tessera::cpu

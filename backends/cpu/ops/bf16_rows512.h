@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <tessera/kit/half.h>
 
+#include "backends/cpu/ops/read_ahead.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS::bf16x32 {
@@ -49,8 +50,12 @@ void dot_rows(const std::byte* const* w, const float* xs, int64_t K, float* cons
   const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
   __m512 even[S], odd[S];
   for (int r = 0; r < S; ++r) even[r] = odd[r] = _mm512_setzero_ps();
+  const int64_t ahead = decode_read_ahead();
   int64_t k = 0;
   for (; k + kStep <= K; k += kStep) {
+    if (ahead != 0) {
+      for (int r = 0; r < S; ++r) read_ahead_line(w[r] + 2 * k + ahead);
+    }
     const __m512 xe = _mm512_loadu_ps(xs + k), xo = _mm512_loadu_ps(xs + k + 16);
     for (int r = 0; r < S; ++r) {
       __m512i v = _mm512_loadu_si512(w[r] + 2 * k);

@@ -20,6 +20,7 @@
 
 #include "backends/cpu/isa_target.h"
 #include "backends/cpu/ops/bf16_rows512.h"
+#include "backends/cpu/ops/read_ahead.h"
 #include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
@@ -99,18 +100,23 @@ void dot_row(const std::byte* w, const float* const* x, int64_t K, float* out, i
 
 // out[s] = dot(w[s], x) for S weight rows far apart and one row of x, read side by side:
 // the thread keeps S streams of DRAM reads in flight instead of one. The streams are
-// sequential, so the hardware prefetchers follow them; asking for the bytes 2 KiB ahead
-// by hand as well made decode slower (TinyLlama-shaped f16, 2 threads, Zen 4, weights on
-// 2 MiB pages: 15.0-19.4 tok/s with the read-ahead, 16.7-23.6 without, in alternation),
-// as it did for the block formats' far rows on an Intel Xeon (run_rows_far).
+// sequential, so the hardware prefetchers follow them; where decode_read_ahead() asks,
+// each line is also asked for by hand, which on an Intel Xeon took TinyLlama-shaped f16
+// decode (2 threads) from 13.0 to 14.5 tok/s and bf16 from 12.3 to 13.8, and on Zen 4
+// (2 KiB ahead, weights on 2 MiB pages) made it slower: 15.0-19.4 against 16.7-23.6.
 template <class Format, int S>
 void dot_far_rows(const std::byte* const* w, const float* x, int64_t K, float* const* out) {
   constexpr int U = 2;
   F32x8 acc[S][U];
   for (int r = 0; r < S; ++r)
     for (int u = 0; u < U; ++u) acc[r][u] = simd::zero();
+  const int64_t ahead = decode_read_ahead();
   int64_t k = 0;
   for (; k + U * kLanes <= K; k += U * kLanes) {
+    // Each line of each row once: a step reads 32 bytes of an f16 or bf16 row, 64 of f32.
+    if (ahead != 0 && ((k * Format::kBytes) & 63) == 0) {
+      for (int r = 0; r < S; ++r) read_ahead_line(w[r] + k * Format::kBytes + ahead);
+    }
     for (int u = 0; u < U; ++u) {
       const F32x8 xv = simd::load(x + k + u * kLanes);
       for (int r = 0; r < S; ++r) acc[r][u] = simd::fma(Format::load8(w[r], k + u * kLanes), xv, acc[r][u]);

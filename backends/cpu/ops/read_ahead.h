@@ -1,5 +1,6 @@
 // Decode's read-ahead by hand: a row-group kernel (rows8::dot) asks for the weight bytes
-// `distance` past the ones it is about to dot, each cache line once, into the L2 cache.
+// `distance` past the ones it is about to dot, each cache line once, into the L2 cache;
+// the f16 and bf16 kernels the same, line by line, in each row they stream.
 // See decode_rows.h for when it is on. An ISA-specific header (isa_target.h): include it
 // only from kernel-variant sources.
 #pragma once
@@ -30,6 +31,12 @@ inline void read_ahead(const Block* block, int part, int parts) {
   for (uintptr_t line = (begin + 63) & ~uintptr_t{63}; line < end; line += 64) {
     __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 2);  // locality 2: L2 (x86 prefetcht1)
   }
+}
+
+// The line holding `at`, for a kernel that steps over its rows a line at a time and
+// adds the distance (decode_read_ahead(), read once per call) itself.
+[[gnu::always_inline]] inline void read_ahead_line(const void* at) {
+  __builtin_prefetch(at, 0, 2);
 }
 
 // The whole block.

@@ -1,6 +1,6 @@
 // Decode's row order for the 32-element block formats and its read-ahead distance
 // (decode_rows.h): what TESSERA_CPU_DECODE_ROWS and TESSERA_CPU_DECODE_READ_AHEAD ask for,
-// else far and 4096 bytes on Intel processors, near and none on the others, here told from
+// else far and 3072 bytes on Intel processors, near and none on the others, here told from
 // /proc/cpuinfo rather than cpuid.
 #include <gtest/gtest.h>
 
@@ -58,7 +58,7 @@ int64_t read_ahead_request() {
 
 TEST(DecodeReadAhead, FollowsTheRequestElseTheProcessor) {
   const int64_t request = read_ahead_request();
-  const int64_t want = request >= 0 ? request : cpuinfo_vendor() == "GenuineIntel" ? 4096 : 0;
+  const int64_t want = request >= 0 ? request : cpuinfo_vendor() == "GenuineIntel" ? 3072 : 0;
   const char* env = std::getenv("TESSERA_CPU_DECODE_READ_AHEAD");
   EXPECT_EQ(decode_read_ahead(), want) << "request '" << (env == nullptr ? "" : env) << "', vendor '"
                                        << cpuinfo_vendor() << "'";
