@@ -1,4 +1,4 @@
-// Q4_K weights regrouped for decode: eight rows per group (sixteen for AVX-512), and per group and super-block
+// Q4_K and Q5_K weights regrouped for decode: eight rows per group (sixteen for AVX-512), and per group and super-block
 // the eight rows' d and dmin, their chunk scales and mins unpacked, and their 4-bit levels
 // interleaved four bytes at a time. One 32-byte load then holds the same four bytes of
 // eight rows, and one vpdpbusd against four broadcast x values gives eight rows' partial
@@ -34,11 +34,14 @@ static_assert(sizeof(Q4KRows8) == 1248 && sizeof(Q4KRows16) == 2 * 1248);
 // A Q5_K super-block: Q4_K's fields and 32 bytes of fifth bits, qh, bit c of byte l the
 // fifth bit of element 32 c + l. The copy is Q4_K's with the eight rows' qh interleaved
 // the same way ahead of it: each chunk pair reads them again, from the first-level cache.
-struct Q5KRows8 {
-  uint8_t qh[8][8][4];  // [word j][row]: bytes 4j .. 4j + 3 of the row's 32
-  Q4KRows8 low;         // d, dmin, scales, mins and the low four bits, as Q4_K's
+template <int R>
+struct Q5KRows {
+  uint8_t qh[8][R][4];  // [word j][row]: bytes 4j .. 4j + 3 of the row's 32
+  Q4KRows<R> low;       // d, dmin, scales, mins and the low four bits, as Q4_K's
 };
-static_assert(sizeof(Q5KRows8) == 256 + 1248);
+using Q5KRows8 = Q5KRows<8>;
+using Q5KRows16 = Q5KRows<16>;
+static_assert(sizeof(Q5KRows8) == 256 + 1248 && sizeof(Q5KRows16) == 2 * sizeof(Q5KRows8));
 
 // Groups [g_begin, g_end) of eight rows of a Q4_K (Q5_K) matrix (rows at w + r * row_bytes,
 // `blocks` super-blocks each) into out[(g - g_begin) * blocks + b].
@@ -46,8 +49,10 @@ void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
                       Q4KRows8* out);
 void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q5KRows8* out);
-// Groups of sixteen rows of a Q4_K matrix, likewise.
+// Groups of sixteen rows of a Q4_K (Q5_K) matrix, likewise.
 void repack_q4k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                        Q4KRows16* out);
+void repack_q5k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q5KRows16* out);
 
 }  // namespace tessera::cpu

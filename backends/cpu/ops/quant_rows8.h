@@ -1,5 +1,5 @@
 // Decode MATMUL for block-format weights regrouped eight rows at a time (sixteen on
-// AVX-512 for Q4_K, Q6_K, Q4_0, Q4_1, IQ4_NL, Q5_0 and Q5_1): the K formats here, the
+// AVX-512 for Q4_K, Q5_K, Q6_K, Q4_0, Q4_1, IQ4_NL, Q5_0 and Q5_1): the K formats here, the
 // 32-element ones in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and
 // super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word of
 // eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet four
@@ -131,14 +131,23 @@ inline __m512i bytes_to_ints16(const uint8_t* p) {
   return _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
-template <int NX>
-void dot(const Q4KRows16* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-         int64_t ldo) {
+// Q5_K likewise (G = Q5KRows16), the fifth bits joined to the levels before the dots as
+// dot_k4 joins them, one ternary-logic operation per vector.
+template <int NX, class G>
+void dot_k4_16(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+               int64_t ldo) {
+  constexpr bool kFifthBit = std::is_same_v<G, Q5KRows16>;
   __m512 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm512_setzero_ps();
-  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  const __m512i nibble = _mm512_set1_epi8(0x0F), bit4 = _mm512_set1_epi8(0x10);
   for (int64_t b = 0; b < blocks; ++b) {
-    const Q4KRows16& s = g[b];
+    const Q4KRows16* low_bits;
+    if constexpr (kFifthBit) {
+      low_bits = &g[b].low;
+    } else {
+      low_bits = &g[b];
+    }
+    const Q4KRows16& s = *low_bits;
     __m512i isum[NX];
     for (int i = 0; i < NX; ++i) isum[i] = _mm512_setzero_si512();
     for (int p = 0; p < 4; ++p) {
@@ -147,7 +156,12 @@ void dot(const Q4KRows16* g, const Q8KBlock* const* x, const int32_t* const* pai
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm512_setzero_si512();
       for (int j = 0; j < 8; ++j) {
         const __m512i q = _mm512_loadu_si512(s.pair[p].qs[j]);
-        const __m512i ql = _mm512_and_si512(q, nibble), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble);
+        __m512i ql = _mm512_and_si512(q, nibble), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble);
+        if constexpr (kFifthBit) {  // bits 2p and 2p + 1 of each qh byte, moved to bit 4: a | (b & c)
+          const __m512i h = _mm512_srli_epi16(_mm512_loadu_si512(g[b].qh[j]), 2 * p);
+          ql = _mm512_ternarylogic_epi32(ql, _mm512_slli_epi16(h, 4), bit4, 0xF8);
+          qh = _mm512_ternarylogic_epi32(qh, _mm512_slli_epi16(h, 3), bit4, 0xF8);
+        }
         for (int i = 0; i < NX; ++i) {
           const int8_t* xq = x[i][b].q + 64 * p + 4 * j;
           low[i] = _mm512_dpbusd_epi32(low[i], ql, broadcast_word16(xq));
@@ -173,6 +187,17 @@ void dot(const Q4KRows16* g, const Q8KBlock* const* x, const int32_t* const* pai
     }
   }
   for (int i = 0; i < NX; ++i) _mm512_storeu_ps(out + i * ldo, _mm512_add_ps(acc[i], summ[i]));
+}
+
+template <int NX>
+void dot(const Q4KRows16* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
+  dot_k4_16<NX>(g, x, pair_sums, blocks, out, ldo);
+}
+template <int NX>
+void dot(const Q5KRows16* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
+  dot_k4_16<NX>(g, x, pair_sums, blocks, out, ldo);
 }
 #endif
 

@@ -39,8 +39,13 @@ struct Rows8<quant::Q4_K> : Rows8Of<Q4KRows16, Q8KBlock, repack_q4k_rows16, 4, 1
 template <>
 struct Rows8<quant::Q4_K> : Rows8Of<Q4KRows8, Q8KBlock, repack_q4k_rows8, 4> {};
 #endif
+#if TESSERA_CPU_AVX512
+template <>
+struct Rows8<quant::Q5_K> : Rows8Of<Q5KRows16, Q8KBlock, repack_q5k_rows16, 4, 16> {};
+#else
 template <>
 struct Rows8<quant::Q5_K> : Rows8Of<Q5KRows8, Q8KBlock, repack_q5k_rows8, 4> {};
+#endif
 #if TESSERA_CPU_AVX512
 template <>
 struct Rows8<quant::Q6_K> : Rows8Of<Q6KRows16, Q8KBlock, repack_q6k_rows16, 0, 16> {};

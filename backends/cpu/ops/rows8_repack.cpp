@@ -50,6 +50,13 @@ void fill_k4(Q4KRows<R>& o, int r, const Block& blk) {
   }
 }
 
+// A Q5_K block into row r of its group: the fifth bits, then Q4_K's fields.
+template <int R>
+void fill_q5k(Q5KRows<R>& o, int r, const kit::BlockQ5_K& blk) {
+  for (int j = 0; j < 8; ++j) std::memcpy(o.qh[j][r], blk.qh + 4 * j, 4);
+  fill_k4(o.low, r, blk);
+}
+
 // A 32-element format's block into row r of its group: d (Q4_1's m too), then its level
 // bytes four at a time.
 template <class Group, class Block>
@@ -114,11 +121,7 @@ void repack_q4k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 
 void repack_q5k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                       Q5KRows8* out) {
-  repack_row_groups<kit::BlockQ5_K>(w, row_bytes, blocks, g_begin, g_end, out,
-                                    [](Q5KRows8& o, int r, const kit::BlockQ5_K& blk) {
-                                      for (int j = 0; j < 8; ++j) std::memcpy(o.qh[j][r], blk.qh + 4 * j, 4);
-                                      fill_k4(o.low, r, blk);
-                                    });
+  repack_row_groups<kit::BlockQ5_K>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5k<8>);
 }
 
 void repack_q6k_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
@@ -191,6 +194,11 @@ void repack_q4k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int6
                        Q4KRows16* out) {
   repack_row_groups<kit::BlockQ4_K, 16>(w, row_bytes, blocks, g_begin, g_end, out,
                                         [](Q4KRows16& o, int r, const kit::BlockQ4_K& blk) { fill_k4(o, r, blk); });
+}
+
+void repack_q5k_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                       Q5KRows16* out) {
+  repack_row_groups<kit::BlockQ5_K, 16>(w, row_bytes, blocks, g_begin, g_end, out, fill_q5k<16>);
 }
 
 void repack_q40_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
