@@ -1,5 +1,5 @@
 // Decode MATMUL for block-format weights regrouped eight rows at a time (sixteen on
-// AVX-512 for Q4_K, Q5_K, Q6_K, Q4_0, Q4_1, IQ4_NL, Q5_0 and Q5_1): the K formats here, the
+// AVX-512 for all but Q8_0): the K formats here, the
 // 32-element ones in quant_rows8_32.h. Q4_K (q4k_rows8.h): per group and
 // super-block, per chunk pair p and four-byte word j, one 32-byte load holds that word of
 // eight rows; its low nibbles (chunk 2p) and high nibbles (chunk 2p + 1) each meet four
@@ -409,6 +409,58 @@ void dot(const IQ4XSRows8* g, const Q8KBlock* const* x, const int32_t* const* pa
   }
   for (int i = 0; i < NX; ++i) _mm256_storeu_ps(out + i * ldo, acc[i]);
 }
+
+#if TESSERA_CPU_AVX512
+// IQ4_XS in groups of sixteen rows (IQ4XSRows16): one 64-byte load holds a word of the
+// sixteen rows, lane r = row r. The integers per super-block are the eight-row kernel's,
+// and so is every float operation of a lane, in order.
+template <int NX>
+void dot(const IQ4XSRows16* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
+  __m512 acc[NX];
+  for (int i = 0; i < NX; ++i) acc[i] = _mm512_setzero_ps();
+  const __m512i table = _mm512_maskz_broadcast_i32x4(0xFFFF, _mm256_castsi256_si128(level_table()));
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const IQ4XSRows16& s = g[b];
+    __m512i isum[NX], ibias[NX];
+    for (int i = 0; i < NX; ++i) isum[i] = ibias[i] = _mm512_setzero_si512();
+    for (int p = 0; p < 4; ++p) {
+      read_ahead(&g[b], p, 4);
+      // Lane r: row r's scales of chunks 2p (low int16) and 2p + 1 (high).
+      const __m512i pair =
+          _mm512_maskz_cvtepi8_epi16(0xFFFFFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.scales[p])));
+      const __m512i scale[2] = {_mm512_maskz_srai_epi32(0xFFFF, _mm512_maskz_slli_epi32(0xFFFF, pair, 16), 16),
+                                _mm512_maskz_srai_epi32(0xFFFF, pair, 16)};
+      for (int h = 0; h < 2; ++h) {
+        const int c = 2 * p + h;
+        __m512i part[NX];
+        for (int i = 0; i < NX; ++i) part[i] = _mm512_setzero_si512();
+        for (int j = 0; j < 4; ++j) {
+          const __m512i q = _mm512_loadu_si512(s.qs[c][j]);
+          const __m512i low = _mm512_shuffle_epi8(table, _mm512_and_si512(q, nibble));
+          const __m512i high = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble));
+          for (int i = 0; i < NX; ++i) {
+            const int8_t* xq = x[i][b].q + 32 * c + 4 * j;
+            part[i] = _mm512_dpbusd_epi32(part[i], low, broadcast_word16(xq));
+            part[i] = _mm512_dpbusd_epi32(part[i], high, broadcast_word16(xq + 16));
+          }
+        }
+        for (int i = 0; i < NX; ++i) isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(part[i], scale[h]));
+      }
+      for (int i = 0; i < NX; ++i) {
+        ibias[i] = _mm512_add_epi32(ibias[i], _mm512_madd_epi16(pair, _mm512_set1_epi32(pair_sums[i][4 * b + p])));
+      }
+    }
+    const __m512 dw = halves16(s.d);
+    for (int i = 0; i < NX; ++i) {
+      isum[i] = _mm512_sub_epi32(isum[i], _mm512_mullo_epi32(ibias[i], _mm512_set1_epi32(kTableBias)));
+      acc[i] = _mm512_fmadd_ps(to_float16(isum[i]), _mm512_mul_ps(dw, _mm512_set1_ps(x[i][b].d)), acc[i]);
+    }
+  }
+  for (int i = 0; i < NX; ++i) _mm512_storeu_ps(out + i * ldo, acc[i]);
+}
+#endif
 
 }  // namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8
 #endif

@@ -86,8 +86,13 @@ struct Rows8<quant::Q5_0> : Rows8Of<Q50Rows8, Q8Block, repack_q50_rows8> {};
 template <>
 struct Rows8<quant::Q5_1> : Rows8Of<Q51Rows8, Q8Block, repack_q51_rows8> {};
 #endif
+#if TESSERA_CPU_AVX512
+template <>
+struct Rows8<quant::IQ4_XS> : Rows8Of<IQ4XSRows16, Q8KBlock, repack_iq4xs_rows16, 4, 16> {};
+#else
 template <>
 struct Rows8<quant::IQ4_XS> : Rows8Of<IQ4XSRows8, Q8KBlock, repack_iq4xs_rows8, 4> {};
+#endif
 
 }  // namespace tessera::cpu::TESSERA_CPU_ISA_NS
 #endif

@@ -57,6 +57,16 @@ void fill_q5k(Q5KRows<R>& o, int r, const kit::BlockQ5_K& blk) {
   fill_k4(o.low, r, blk);
 }
 
+// An IQ4_XS block into row r of its group: the scales as bytes, the nibbles, d.
+template <int R>
+void fill_iq4xs(IQ4XSRows<R>& o, int r, const kit::BlockIQ4_XS& blk) {
+  for (int c = 0; c < 8; ++c) o.scales[c / 2][r][c % 2] = static_cast<int8_t>(kit::iq4xs_scale(blk, c));
+  for (int c = 0; c < 8; ++c) {
+    for (int j = 0; j < 4; ++j) std::memcpy(o.qs[c][j][r], blk.qs + 16 * c + 4 * j, 4);
+  }
+  o.d[r] = blk.d;
+}
+
 // A 32-element format's block into row r of its group: d (Q4_1's m too), then its level
 // bytes four at a time.
 template <class Group, class Block>
@@ -161,18 +171,12 @@ void repack_q51_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64
 
 void repack_iq4xs_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
                         IQ4XSRows8* out) {
-  repack_row_groups<kit::BlockIQ4_XS>(w, row_bytes, blocks, g_begin, g_end, out,
-                                      [](IQ4XSRows8& o, int r, const kit::BlockIQ4_XS& blk) {
-                                        for (int c = 0; c < 8; ++c) {
-                                          o.scales[c / 2][r][c % 2] = static_cast<int8_t>(kit::iq4xs_scale(blk, c));
-                                        }
-                                        for (int c = 0; c < 8; ++c) {
-                                          for (int j = 0; j < 4; ++j) {
-                                            std::memcpy(o.qs[c][j][r], blk.qs + 16 * c + 4 * j, 4);
-                                          }
-                                        }
-                                        o.d[r] = blk.d;
-                                      });
+  repack_row_groups<kit::BlockIQ4_XS>(w, row_bytes, blocks, g_begin, g_end, out, fill_iq4xs<8>);
+}
+
+void repack_iq4xs_rows16(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,
+                         IQ4XSRows16* out) {
+  repack_row_groups<kit::BlockIQ4_XS, 16>(w, row_bytes, blocks, g_begin, g_end, out, fill_iq4xs<16>);
 }
 
 void repack_q80_rows8(const uint8_t* w, int64_t row_bytes, int64_t blocks, int64_t g_begin, int64_t g_end,

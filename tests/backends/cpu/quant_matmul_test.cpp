@@ -186,7 +186,7 @@ TEST(QuantPrefillPath, FollowsTheInstructionSetAndTheRequest) {
 }
 
 // Decode of every block format but Q2_K and Q3_K makes the row-group copy of their weight
-// (eight rows a group; sixteen under AVX-512 for Q4_K, Q5_K, Q6_K and the 4- and 5-bit
+// (eight rows a group; sixteen under AVX-512 for Q4_K, Q5_K, Q6_K, IQ4_XS and the 4- and 5-bit
 // 32-element formats) once (the rows of
 // whole groups, not the tail) and keep it with the buffer, where the
 // avx2 and avx512 kernels run and TESSERA_CPU_DECODE_REPACK is not "off" (by default the
@@ -199,7 +199,8 @@ size_t row_block_bytes(tsr_dtype dtype) {
   static_assert(sizeof(Q40Rows16) == 2 * sizeof(Q40Rows8) && sizeof(Q41Rows16) == 2 * sizeof(Q41Rows8) &&
                 sizeof(IQ4NLRows16) == 2 * sizeof(IQ4NLRows8) && sizeof(Q50Rows16) == 2 * sizeof(Q50Rows8) &&
                 sizeof(Q51Rows16) == 2 * sizeof(Q51Rows8) && sizeof(Q4KRows16) == 2 * sizeof(Q4KRows8) &&
-                sizeof(Q5KRows16) == 2 * sizeof(Q5KRows8) && sizeof(Q6KRows16) == 2 * sizeof(Q6KRows8));
+                sizeof(Q5KRows16) == 2 * sizeof(Q5KRows8) && sizeof(Q6KRows16) == 2 * sizeof(Q6KRows8) &&
+                sizeof(IQ4XSRows16) == 2 * sizeof(IQ4XSRows8));
   switch (dtype) {
     case TSR_DTYPE_Q4_K: return sizeof(Q4KRows8) / 8;
     case TSR_DTYPE_Q5_K: return sizeof(Q5KRows8) / 8;
