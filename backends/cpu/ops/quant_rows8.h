@@ -46,12 +46,24 @@ inline void chunk_pair_sums(const Q8KBlock* x, int64_t blocks, int32_t* out) {
   }
 }
 
+// A Q4_K group, or a Q5_K group's fields but the fifth bits.
+template <int R>
+const Q4KRows<R>& low_bits(const Q4KRows<R>& g) {
+  return g;
+}
+template <int R>
+const Q4KRows<R>& low_bits(const Q5KRows<R>& g) {
+  return g.low;
+}
+
+// Each layout has a dot of this form; the x sums are for Q4_K, Q5_K and IQ4_XS only.
 // out[i * ldo + r] for NX rows of x against the eight rows of one group (`blocks`
 // super-blocks at g) of Q4_K, or of Q5_K (G = Q5KRows8: the fifth bits joined to the
 // levels before the same dots); pair_sums[i] from chunk_pair_sums of x[i].
 template <int NX, class G>
-void dot_k4(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-            int64_t ldo) {
+  requires std::is_same_v<G, Q4KRows8> || std::is_same_v<G, Q5KRows8>
+void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
   constexpr bool kFifthBit = std::is_same_v<G, Q5KRows8>;
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
@@ -61,13 +73,7 @@ void dot_k4(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sum
     // ahead by hand (8 groups ahead, 20 lines per group) made TinyLlama-shaped q4_k_m
     // decode slower on an AMD EPYC (Zen 4), 2 threads: 43.1/45.2/41.2 tok/s against
     // 53.4/55.9/56.3 without; where decode_read_ahead() asks, it is a part at a time.
-    const Q4KRows8* low_bits;
-    if constexpr (kFifthBit) {
-      low_bits = &g[b].low;
-    } else {
-      low_bits = &g[b];
-    }
-    const Q4KRows8& s = *low_bits;
+    const Q4KRows8& s = low_bits(g[b]);
     __m256i isum[NX];
     for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {
@@ -113,11 +119,11 @@ void dot_k4(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sum
 
 #if TESSERA_CPU_AVX512
 // Q4_K in groups of sixteen rows (Q4KRows16): one 64-byte load holds a word of the sixteen
-// rows, lane r = row r. The integers per super-block are dot_k4's, and so is every float
-// operation of a lane, in order: the outputs are equal bit for bit. Against two groups of
-// eight, under half the instructions per weight: decode was limited by the vector ports
-// while it waited on memory. (The masked conversions: GCC 12's unmasked ones pass an
-// undefined vector through and draw -Wmaybe-uninitialized.)
+// rows, lane r = row r. The integers per super-block are the eight-row kernel's, and so is
+// every float operation of a lane, in order: the outputs are equal bit for bit. Against
+// two groups of eight, under half the instructions per weight: decode was limited by the
+// vector ports while it waited on memory. (The masked conversions: GCC 12's unmasked ones
+// pass an undefined vector through and draw -Wmaybe-uninitialized.)
 inline __m512i broadcast_word16(const int8_t* p) {
   int32_t v;
   std::memcpy(&v, p, 4);
@@ -132,22 +138,17 @@ inline __m512i bytes_to_ints16(const uint8_t* p) {
 }
 
 // Q5_K likewise (G = Q5KRows16), the fifth bits joined to the levels before the dots as
-// dot_k4 joins them, one ternary-logic operation per vector.
+// the eight-row kernel joins them, one ternary-logic operation per vector.
 template <int NX, class G>
-void dot_k4_16(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-               int64_t ldo) {
+  requires std::is_same_v<G, Q4KRows16> || std::is_same_v<G, Q5KRows16>
+void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
+         int64_t ldo) {
   constexpr bool kFifthBit = std::is_same_v<G, Q5KRows16>;
   __m512 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm512_setzero_ps();
   const __m512i nibble = _mm512_set1_epi8(0x0F), bit4 = _mm512_set1_epi8(0x10);
   for (int64_t b = 0; b < blocks; ++b) {
-    const Q4KRows16* low_bits;
-    if constexpr (kFifthBit) {
-      low_bits = &g[b].low;
-    } else {
-      low_bits = &g[b];
-    }
-    const Q4KRows16& s = *low_bits;
+    const Q4KRows16& s = low_bits(g[b]);
     __m512i isum[NX];
     for (int i = 0; i < NX; ++i) isum[i] = _mm512_setzero_si512();
     for (int p = 0; p < 4; ++p) {
@@ -188,30 +189,7 @@ void dot_k4_16(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_
   }
   for (int i = 0; i < NX; ++i) _mm512_storeu_ps(out + i * ldo, _mm512_add_ps(acc[i], summ[i]));
 }
-
-template <int NX>
-void dot(const Q4KRows16* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-         int64_t ldo) {
-  dot_k4_16<NX>(g, x, pair_sums, blocks, out, ldo);
-}
-template <int NX>
-void dot(const Q5KRows16* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-         int64_t ldo) {
-  dot_k4_16<NX>(g, x, pair_sums, blocks, out, ldo);
-}
 #endif
-
-// Each layout has a dot of this form; the x sums are for Q4_K, Q5_K and IQ4_XS only.
-template <int NX>
-void dot(const Q4KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-         int64_t ldo) {
-  dot_k4<NX>(g, x, pair_sums, blocks, out, ldo);
-}
-template <int NX>
-void dot(const Q5KRows8* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
-         int64_t ldo) {
-  dot_k4<NX>(g, x, pair_sums, blocks, out, ldo);
-}
 
 // The same for Q6_K (q6k_rows8.h), reading the group's bytes in their order. Per half g
 // and word j, three 32-byte loads (two of ql, one of qh) give the eight rows' levels
