@@ -619,12 +619,13 @@ bool decode_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<typ
   if (packed == nullptr) return false;
   const XBlock* x[kTileX];
   for (int64_t i = 0; i < a.n; ++i) x[i] = qx.row(i);
-  constexpr int64_t kSums = Rows8<F>::kSumsPerBlock;
+  using XSums = typename Rows8<F>::XSums;
+  constexpr int64_t kSums = XSums::kPerBlock;
   std::vector<int32_t> sums(static_cast<size_t>(a.n * blocks * kSums));  // formed once per step
   const int32_t* x_sums[kTileX] = {};
   if constexpr (kSums > 0) {
     for (int64_t i = 0; i < a.n; ++i) {
-      rows8::chunk_pair_sums(x[i], blocks, sums.data() + i * blocks * kSums);
+      XSums::form(x[i], blocks, sums.data() + i * blocks * kSums);
       x_sums[i] = sums.data() + i * blocks * kSums;
     }
   }

@@ -46,6 +46,14 @@ inline void chunk_pair_sums(const Q8KBlock* x, int64_t blocks, int32_t* out) {
   }
 }
 
+// Q6_K's levels carry a bias of 32: minus 32 times the x sum of each sixteen of each
+// super-block, out[16 b + s], the value each sixteen's dot starts from.
+inline void sixteen_biases(const Q8KBlock* x, int64_t blocks, int32_t* out) {
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (int s = 0; s < 16; ++s) out[16 * b + s] = -32 * x[b].sums[s];
+  }
+}
+
 // A Q4_K group, or a Q5_K group's fields but the fifth bits.
 template <int R>
 const Q4KRows<R>& low_bits(const Q4KRows<R>& g) {
@@ -137,8 +145,10 @@ inline __m512i bytes_to_ints16(const uint8_t* p) {
   return _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
-// Q5_K likewise (G = Q5KRows16), the fifth bits joined to the levels before the dots as
-// the eight-row kernel joins them, one ternary-logic operation per vector.
+// Q4_K's high nibbles meet x in place, as 16 times their level (one operation per word
+// fewer); their scaled sum, a multiple of 16, is shifted back exactly before it joins the
+// low one. Q5_K likewise (G = Q5KRows16), the fifth bits joined to the levels before the
+// dots as the eight-row kernel joins them, one ternary-logic operation per vector.
 template <int NX, class G>
   requires std::is_same_v<G, Q4KRows16> || std::is_same_v<G, Q5KRows16>
 void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
@@ -157,11 +167,14 @@ void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, 
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm512_setzero_si512();
       for (int j = 0; j < 8; ++j) {
         const __m512i q = _mm512_loadu_si512(s.pair[p].qs[j]);
-        __m512i ql = _mm512_and_si512(q, nibble), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble);
+        __m512i ql = _mm512_and_si512(q, nibble), qh;
         if constexpr (kFifthBit) {  // bits 2p and 2p + 1 of each qh byte, moved to bit 4: a | (b & c)
           const __m512i h = _mm512_srli_epi16(_mm512_loadu_si512(g[b].qh[j]), 2 * p);
           ql = _mm512_ternarylogic_epi32(ql, _mm512_slli_epi16(h, 4), bit4, 0xF8);
-          qh = _mm512_ternarylogic_epi32(qh, _mm512_slli_epi16(h, 3), bit4, 0xF8);
+          qh = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(q, 4), nibble), _mm512_slli_epi16(h, 3),
+                                         bit4, 0xF8);
+        } else {
+          qh = _mm512_maskz_andnot_epi32(0xFFFF, nibble, q);  // 16 times the high nibble, in place
         }
         for (int i = 0; i < NX; ++i) {
           const int8_t* xq = x[i][b].q + 64 * p + 4 * j;
@@ -171,8 +184,10 @@ void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, 
       }
       const __m512i sl = bytes_to_ints16(s.pair[p].scales[0]), sh = bytes_to_ints16(s.pair[p].scales[1]);
       for (int i = 0; i < NX; ++i) {
-        const __m512i scaled = _mm512_add_epi32(_mm512_mullo_epi32(low[i], sl), _mm512_mullo_epi32(high[i], sh));
-        isum[i] = _mm512_add_epi32(isum[i], scaled);
+        __m512i high_scaled = _mm512_mullo_epi32(high[i], sh);
+        // Q4_K: a multiple of 16, shifted back exactly
+        if constexpr (!kFifthBit) high_scaled = _mm512_maskz_srai_epi32(0xFFFF, high_scaled, 4);
+        isum[i] = _mm512_add_epi32(isum[i], _mm512_add_epi32(_mm512_mullo_epi32(low[i], sl), high_scaled));
       }
     }
     const __m512 dw = halves16(s.d), dmin = halves16(s.dmin);
@@ -192,19 +207,20 @@ void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, 
 #endif
 
 // The same for Q6_K (q6k_rows8.h), reading the group's bytes in their order. Per half g
-// and word j, three 32-byte loads (two of ql, one of qh) give the eight rows' levels
-// (0..63, unsigned) of chunks 4g .. 4g + 3 at elements 4j .. 4j + 3; each meets four
-// broadcast x values in one vpdpbusd. Words 0..3 and 4..7 of a chunk are its two
-// sixteens, with a scale each: per sixteen s,
+// and word j, three 32-byte loads give the eight rows' levels (0..63, unsigned) of chunks
+// 4g .. 4g + 3 at elements 4j .. 4j + 3; each meets four broadcast x values in one
+// vpdpbusd. Words 0..3 and 4..7 of a chunk are its two sixteens, with a scale each; the
+// dot of sixteen s starts from its bias (sixteen_biases), so per sixteen
 //   isum_r += scale_{r,s} * (sum_i level_{r,i} q_i - 32 * sum_s(x))
 // which equals the integer of dot_8rows_k (matmul_quant.cpp); the float operations per
 // super-block are its own, in its order, so the outputs are equal bit for bit.
 template <int NX>
-void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const*, int64_t blocks, float* out,
+void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const* biases, int64_t blocks, float* out,
          int64_t ldo) {
   __m256 acc[NX];
   for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
-  const __m256i nibble = _mm256_set1_epi8(0x0F), pair = _mm256_set1_epi8(0x03);
+  const __m256i low6 = _mm256_set1_epi8(0x3F), bits01 = _mm256_set1_epi8(0x03), bits23 = _mm256_set1_epi8(0x0C),
+                bits45 = _mm256_set1_epi8(0x30);
   for (int64_t b = 0; b < blocks; ++b) {
     const Q6KRows8& s = g[b];
     __m256i isum[NX];
@@ -214,35 +230,30 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const*, int
         read_ahead(&g[b], 2 * half + sixteen, 4);
         __m256i part[4][NX];  // [o][i]: chunk 4 half + o, this sixteen
         for (int o = 0; o < 4; ++o) {
-          for (int i = 0; i < NX; ++i) part[o][i] = _mm256_setzero_si256();
+          const int sc = 2 * (4 * half + o) + sixteen;
+          for (int i = 0; i < NX; ++i) part[o][i] = _mm256_set1_epi32(biases[i][16 * b + sc]);
         }
         const Q6KRows8::Sixteen& words = s.part[half][sixteen];
         for (int jj = 0; jj < 4; ++jj) {
           const int j = 4 * sixteen + jj;
-          const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][0]));
-          const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][1]));
-          const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][2]));
-          __m256i level[4];
-          level[0] = _mm256_or_si256(_mm256_and_si256(a, nibble), _mm256_slli_epi16(_mm256_and_si256(h, pair), 4));
-          level[1] = _mm256_or_si256(_mm256_and_si256(c, nibble),
-                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), pair), 4));
-          level[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), nibble),
-                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), pair), 4));
-          level[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), nibble),
-                                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), pair), 4));
+          const __m256i p = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][0]));
+          const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][1]));
+          const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][2]));
+          const __m256i pq = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p, 6), bits01),
+                                             _mm256_and_si256(_mm256_srli_epi16(q, 4), bits23));
+          const __m256i level[4] = {_mm256_and_si256(p, low6), _mm256_and_si256(q, low6), _mm256_and_si256(r, low6),
+                                    _mm256_or_si256(pq, _mm256_and_si256(_mm256_srli_epi16(r, 2), bits45))};
           for (int o = 0; o < 4; ++o) {
             for (int i = 0; i < NX; ++i) {
-              part[o][i] = dot_bytes_add<false>(part[o][i], level[o], broadcast_word(x[i][b].q + 128 * half + 32 * o + 4 * j));
+              const int8_t* xq = x[i][b].q + 128 * half + 32 * o + 4 * j;
+              part[o][i] = dot_bytes_add<false>(part[o][i], level[o], broadcast_word(xq));
             }
           }
         }
         for (int o = 0; o < 4; ++o) {
-          const int sc = 2 * (4 * half + o) + sixteen;
-          const __m256i scale = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(words.scales[o])));
-          for (int i = 0; i < NX; ++i) {
-            const __m256i biased = _mm256_sub_epi32(part[o][i], _mm256_set1_epi32(32 * x[i][b].sums[sc]));
-            isum[i] = _mm256_add_epi32(isum[i], _mm256_mullo_epi32(biased, scale));
-          }
+          const __m256i scale =
+              _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(words.scales[o])));
+          for (int i = 0; i < NX; ++i) isum[i] = _mm256_add_epi32(isum[i], _mm256_mullo_epi32(part[o][i], scale));
         }
       }
     }
@@ -256,18 +267,16 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const*, int
 
 #if TESSERA_CPU_AVX512
 // Q6_K in groups of sixteen rows (Q6KRows16), as the eight-row kernel above on 64-byte
-// loads. The levels come out of ql and qh in 13 operations per word against 21: the high
-// bit pairs are shifted in place once per word (qh << 4, << 2, as is, >> 2) and joined to
-// the masked nibbles by one ternary-logic operation each, low | (shifted & 0x30). The
+// loads, the fourth level's three bit pairs joined by two ternary-logic selects. The
 // levels, the integers and every float operation of a lane are the eight-row kernel's:
 // the outputs are equal bit for bit.
 template <int NX>
-void dot(const Q6KRows16* g, const Q8KBlock* const* x, const int32_t* const*, int64_t blocks, float* out,
+void dot(const Q6KRows16* g, const Q8KBlock* const* x, const int32_t* const* biases, int64_t blocks, float* out,
          int64_t ldo) {
   __m512 acc[NX];
   for (int i = 0; i < NX; ++i) acc[i] = _mm512_setzero_ps();
-  const __m512i nibble = _mm512_set1_epi8(0x0F), pair_at_4 = _mm512_set1_epi8(0x30);
-  constexpr int kLowOrHigh = 0xF8;  // ternary logic: a | (b & c)
+  const __m512i low6 = _mm512_set1_epi8(0x3F), bits01 = _mm512_set1_epi8(0x03), bits0123 = _mm512_set1_epi8(0x0F);
+  constexpr int kSelect = (0xAA & 0xF0) | (~0xAA & 0xCC);  // ternary logic: c ? a : b
   for (int64_t b = 0; b < blocks; ++b) {
     const Q6KRows16& s = g[b];
     __m512i isum[NX];
@@ -277,20 +286,20 @@ void dot(const Q6KRows16* g, const Q8KBlock* const* x, const int32_t* const*, in
         read_ahead(&g[b], 2 * half + sixteen, 4);
         __m512i part[4][NX];  // [o][i]: chunk 4 half + o, this sixteen
         for (int o = 0; o < 4; ++o) {
-          for (int i = 0; i < NX; ++i) part[o][i] = _mm512_setzero_si512();
+          const int sc = 2 * (4 * half + o) + sixteen;
+          for (int i = 0; i < NX; ++i) part[o][i] = _mm512_set1_epi32(biases[i][16 * b + sc]);
         }
         const Q6KRows16::Sixteen& words = s.part[half][sixteen];
         for (int jj = 0; jj < 4; ++jj) {
           const int j = 4 * sixteen + jj;
-          const __m512i a = _mm512_loadu_si512(words.words[jj][0]);
-          const __m512i c = _mm512_loadu_si512(words.words[jj][1]);
-          const __m512i h = _mm512_loadu_si512(words.words[jj][2]);
+          const __m512i p = _mm512_loadu_si512(words.words[jj][0]);
+          const __m512i q = _mm512_loadu_si512(words.words[jj][1]);
+          const __m512i r = _mm512_loadu_si512(words.words[jj][2]);
+          const __m512i pq =
+              _mm512_ternarylogic_epi32(_mm512_srli_epi16(p, 6), _mm512_srli_epi16(q, 4), bits01, kSelect);
           const __m512i level[4] = {
-              _mm512_ternarylogic_epi32(_mm512_and_si512(a, nibble), _mm512_slli_epi16(h, 4), pair_at_4, kLowOrHigh),
-              _mm512_ternarylogic_epi32(_mm512_and_si512(c, nibble), _mm512_slli_epi16(h, 2), pair_at_4, kLowOrHigh),
-              _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(a, 4), nibble), h, pair_at_4, kLowOrHigh),
-              _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(c, 4), nibble), _mm512_srli_epi16(h, 2),
-                                        pair_at_4, kLowOrHigh)};
+              _mm512_and_si512(p, low6), _mm512_and_si512(q, low6), _mm512_and_si512(r, low6),
+              _mm512_and_si512(_mm512_ternarylogic_epi32(pq, _mm512_srli_epi16(r, 2), bits0123, kSelect), low6)};
           for (int o = 0; o < 4; ++o) {
             for (int i = 0; i < NX; ++i) {
               part[o][i] = _mm512_dpbusd_epi32(part[o][i], level[o],
@@ -299,13 +308,9 @@ void dot(const Q6KRows16* g, const Q8KBlock* const* x, const int32_t* const*, in
           }
         }
         for (int o = 0; o < 4; ++o) {
-          const int sc = 2 * (4 * half + o) + sixteen;
           const __m512i scale =
               _mm512_maskz_cvtepi8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(words.scales[o])));
-          for (int i = 0; i < NX; ++i) {
-            const __m512i biased = _mm512_sub_epi32(part[o][i], _mm512_set1_epi32(32 * x[i][b].sums[sc]));
-            isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(biased, scale));
-          }
+          for (int i = 0; i < NX; ++i) isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(part[o][i], scale));
         }
       }
     }

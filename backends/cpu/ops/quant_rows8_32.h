@@ -202,6 +202,24 @@ inline void nibble_dots16(const uint8_t (*qs)[16][4], const Q8Block* const* x, i
   }
 }
 
+// Q4_0's and Q4_1's dots as nibble_dots16 gives them, the high nibbles met in place (16
+// times their level, one operation per word fewer) in a second sum, a multiple of 16.
+template <int NX>
+inline void nibble_dots16_in_place(const uint8_t (*qs)[16][4], const Q8Block* const* x, int64_t b, __m512i* isum) {
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  __m512i high[NX];
+  for (int i = 0; i < NX; ++i) isum[i] = high[i] = _mm512_setzero_si512();
+  for (int j = 0; j < 4; ++j) {
+    const __m512i q = _mm512_loadu_si512(qs[j]);
+    const __m512i ql = _mm512_and_si512(q, nibble), qh = _mm512_maskz_andnot_epi32(0xFFFF, nibble, q);
+    for (int i = 0; i < NX; ++i) {
+      isum[i] = _mm512_dpbusd_epi32(isum[i], ql, broadcast_word16(x[i][b].q + 4 * j));
+      high[i] = _mm512_dpbusd_epi32(high[i], qh, broadcast_word16(x[i][b].q + 16 + 4 * j));
+    }
+  }
+  for (int i = 0; i < NX; ++i) isum[i] = _mm512_add_epi32(isum[i], _mm512_maskz_srai_epi32(0xFFFF, high[i], 4));
+}
+
 template <int NX, class G, class Dots>
 void dot_biased16(const G* g, const Q8Block* const* x, int64_t blocks, int bias, float* out, int64_t ldo,
                   Dots&& dots) {
@@ -224,7 +242,7 @@ template <int NX>
 void dot(const Q40Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
          int64_t ldo) {
   dot_biased16<NX>(g, x, blocks, 8, out, ldo, [&](const Q40Rows16& s, int64_t b, __m512i* isum) {
-    nibble_dots16<NX>(s.qs, x, b, isum, [](__m512i&, __m512i&) {});
+    nibble_dots16_in_place<NX>(s.qs, x, b, isum);
   });
 }
 
@@ -283,7 +301,7 @@ template <int NX>
 void dot(const Q41Rows16* g, const Q8Block* const* x, const int32_t* const*, int64_t blocks, float* out,
          int64_t ldo) {
   dot_with_min16<NX>(g, x, blocks, out, ldo, [&](const Q41Rows16& s, int64_t b, __m512i* isum) {
-    nibble_dots16<NX>(s.qs, x, b, isum, [](__m512i&, __m512i&) {});
+    nibble_dots16_in_place<NX>(s.qs, x, b, isum);
   });
 }
 

@@ -103,18 +103,29 @@ void fill_q5(Group& o, int r, const Block& blk) {
   }
 }
 
-// A Q6_K block into row r of its group.
+// A Q6_K block into row r of its group (q6k_rows8.h), four elements at a time: per byte of
+// a uint32, the low nibbles of chunks 4 half + 0, 2 in a, of 1, 3 in c, and the four
+// chunks' high bit pairs in h.
 template <int R>
 void fill_q6k(Q6KRows<R>& o, int r, const kit::BlockQ6_K& blk) {
+  constexpr uint32_t kNibbles = 0x0F0F0F0Fu, kPairs = 0x03030303u;
   o.d[r] = blk.d;
   for (int half = 0; half < 2; ++half) {
     for (int sixteen = 0; sixteen < 2; ++sixteen) {
       auto& part = o.part[half][sixteen];
       for (int jj = 0; jj < 4; ++jj) {
         const int j = 4 * sixteen + jj;
-        std::memcpy(part.words[jj][0][r], blk.ql + 64 * half + 4 * j, 4);
-        std::memcpy(part.words[jj][1][r], blk.ql + 64 * half + 32 + 4 * j, 4);
-        std::memcpy(part.words[jj][2][r], blk.qh + 32 * half + 4 * j, 4);
+        uint32_t a, c, h;
+        std::memcpy(&a, blk.ql + 64 * half + 4 * j, 4);
+        std::memcpy(&c, blk.ql + 64 * half + 32 + 4 * j, 4);
+        std::memcpy(&h, blk.qh + 32 * half + 4 * j, 4);
+        const uint32_t level[4] = {(a & kNibbles) | (h & kPairs) << 4, (c & kNibbles) | (h >> 2 & kPairs) << 4,
+                                   (a >> 4 & kNibbles) | (h >> 4 & kPairs) << 4,
+                                   (c >> 4 & kNibbles) | (h >> 6 & kPairs) << 4};
+        for (int k = 0; k < 3; ++k) {
+          const uint32_t bytes = level[k] | (level[3] >> 2 * k & kPairs) << 6;
+          std::memcpy(part.words[jj][k][r], &bytes, 4);
+        }
       }
       for (int c = 0; c < 4; ++c) part.scales[c][r] = blk.scales[2 * (4 * half + c) + sixteen];
     }
