@@ -148,7 +148,8 @@ inline __m512i bytes_to_ints16(const uint8_t* p) {
 // Q4_K's high nibbles meet x in place, as 16 times their level (one operation per word
 // fewer); their scaled sum, a multiple of 16, is shifted back exactly before it joins the
 // low one. Q5_K likewise (G = Q5KRows16), the fifth bits joined to the levels before the
-// dots as the eight-row kernel joins them, one ternary-logic operation per vector.
+// dots as the eight-row kernel joins them: per vector, one rotation moves them to bit 4
+// and one ternary-logic operation joins them.
 template <int NX, class G>
   requires std::is_same_v<G, Q4KRows16> || std::is_same_v<G, Q5KRows16>
 void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
@@ -165,14 +166,17 @@ void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, 
       read_ahead(&g[b], p, 4);
       __m512i low[NX], high[NX];
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm512_setzero_si512();
+      // Q5_K: bits 2p and 2p + 1 of each qh byte to bit 4, each by one rotation of the lane
+      const __m512i low_to_bit4 = _mm512_set1_epi32((4 - 2 * p) & 31);
+      const __m512i high_to_bit4 = _mm512_set1_epi32((3 - 2 * p) & 31);
       for (int j = 0; j < 8; ++j) {
         const __m512i q = _mm512_loadu_si512(s.pair[p].qs[j]);
         __m512i ql = _mm512_and_si512(q, nibble), qh;
-        if constexpr (kFifthBit) {  // bits 2p and 2p + 1 of each qh byte, moved to bit 4: a | (b & c)
-          const __m512i h = _mm512_srli_epi16(_mm512_loadu_si512(g[b].qh[j]), 2 * p);
-          ql = _mm512_ternarylogic_epi32(ql, _mm512_slli_epi16(h, 4), bit4, 0xF8);
-          qh = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(q, 4), nibble), _mm512_slli_epi16(h, 3),
-                                         bit4, 0xF8);
+        if constexpr (kFifthBit) {  // a | (b & c)
+          const __m512i h = _mm512_loadu_si512(g[b].qh[j]);
+          ql = _mm512_ternarylogic_epi32(ql, _mm512_maskz_rolv_epi32(0xFFFF, h, low_to_bit4), bit4, 0xF8);
+          qh = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(q, 4), nibble),
+                                         _mm512_maskz_rolv_epi32(0xFFFF, h, high_to_bit4), bit4, 0xF8);
         } else {
           qh = _mm512_maskz_andnot_epi32(0xFFFF, nibble, q);  // 16 times the high nibble, in place
         }
