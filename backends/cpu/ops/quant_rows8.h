@@ -64,7 +64,8 @@ const Q4KRows<R>& low_bits(const Q5KRows<R>& g) {
   return g.low;
 }
 
-// Each layout has a dot of this form; the x sums are for Q4_K, Q5_K and IQ4_XS only.
+// Each layout has a dot of this form; the int32 x sums per block (XSumsOf, row_groups.h)
+// are taken by the K formats and IQ4_XS only.
 // out[i * ldo + r] for NX rows of x against the eight rows of one group (`blocks`
 // super-blocks at g) of Q4_K, or of Q5_K (G = Q5KRows8: the fifth bits joined to the
 // levels before the same dots); pair_sums[i] from chunk_pair_sums of x[i].
