@@ -1,15 +1,23 @@
-// Persistent workers woken per dispatch. A worker spins briefly before sleeping, so the
+// Persistent workers woken per dispatch. A worker spins a while before sleeping, so the
 // back-to-back kernels of a decode step do not pay a futex wake-up each.
 #include "backends/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace tessera::cpu {
 namespace {
 
-// Spin iterations before a thread blocks on a condition variable (a few microseconds).
-constexpr int kSpinIterations = 2000;
+// How long a thread spins before it blocks on a condition variable. Longer than the gap
+// between two decode steps (sampling, the next step's set-up), which a few thousand
+// pauses (about 23 us where a pause takes 11 ns) did not cover: a TinyLlama-shaped
+// decode step then began with its worker asleep, and the first kernel waited ~80 us
+// for the futex wake-up.
+constexpr auto kSpinTime = std::chrono::microseconds(300);
+
+// Pauses between two looks at the clock.
+constexpr int kPausesPerClockRead = 16;
 
 // Chunks of a kShares job at most, so that a chunk index fits the 32 bits of a Share half.
 constexpr int64_t kMaxShareChunks = int64_t{1} << 30;
@@ -20,6 +28,19 @@ inline void cpu_relax() {
 #else
   std::this_thread::yield();
 #endif
+}
+
+// Spins until done() holds or kSpinTime has passed.
+template <class Done>
+void spin_until(Done&& done) {
+  const auto until = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < kPausesPerClockRead; ++i) {
+      if (done()) return;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= until) return;
+  }
 }
 
 }  // namespace
@@ -82,10 +103,7 @@ void ThreadPool::run(Body body, int64_t n, int64_t grain, Split split) {
 
   run_chunks(0);
 
-  for (int spin = 0; spin < kSpinIterations; ++spin) {
-    if (busy_workers_.load(std::memory_order_acquire) == 0) break;
-    cpu_relax();
-  }
+  spin_until([this] { return busy_workers_.load(std::memory_order_acquire) == 0; });
   if (busy_workers_.load(std::memory_order_acquire) != 0) {
     std::unique_lock lock(mutex_);
     job_done_.wait(lock, [this] { return busy_workers_.load(std::memory_order_acquire) == 0; });
@@ -146,11 +164,11 @@ int64_t ThreadPool::take_other_chunk() {
 }
 
 bool ThreadPool::wait_for_job(uint64_t seen) {
-  for (int spin = 0; spin < kSpinIterations; ++spin) {
-    if (generation_.load(std::memory_order_acquire) != seen) return true;
-    if (stopping_.load(std::memory_order_relaxed)) return false;
-    cpu_relax();
-  }
+  spin_until([&] {
+    return generation_.load(std::memory_order_acquire) != seen || stopping_.load(std::memory_order_relaxed);
+  });
+  if (generation_.load(std::memory_order_acquire) != seen) return true;
+  if (stopping_.load(std::memory_order_relaxed)) return false;
   std::unique_lock lock(mutex_);
   job_ready_.wait(lock, [&] {
     return stopping_.load() || generation_.load(std::memory_order_acquire) != seen;

@@ -2,6 +2,7 @@
 // Compiled once per instruction set (isa_target.h).
 #include "backends/cpu/ops/quant_activations.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <tessera/kit/half.h>
@@ -29,7 +30,51 @@ inline float max_abs(float a, float x) {
   return ax > a ? ax : a;
 }
 
-#if TESSERA_CPU_AVX2
+#if TESSERA_CPU_AVX512
+// The AVX2 copy's numbers on 16 lanes: a block of 32 is two vectors, and a Q8_K sixteen
+// one. Decode quantises x on one thread while the others wait, once per matrix, so
+// every microsecond here is one of each step.
+
+// |v| per lane. MAXPS keeps its second operand when the first is NaN, so NaN lanes never
+// become the maximum: max_of(v, m) skips them as max_abs does.
+inline __m512 abs16(__m512 v) { return _mm512_maskz_andnot_ps(0xFFFF, _mm512_set1_ps(-0.0f), v); }
+inline __m512 max_of(__m512 v, __m512 m) { return _mm512_maskz_max_ps(0xFFFF, abs16(v), m); }
+
+// The largest lane of a vector free of NaN; the sum of the lanes.
+inline float max_lane(__m512 m) {
+  const __m512d d = _mm512_castps_pd(m);
+  const __m256 h8 = _mm256_max_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, d, 0)),
+                                  _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, d, 1)));
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+inline int sum_lanes(__m512i v) {
+  const __m256i h8 =
+      _mm256_add_epi32(_mm512_maskz_extracti64x4_epi64(0xF, v, 0), _mm512_maskz_extracti64x4_epi64(0xF, v, 1));
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(h8), _mm256_extracti128_si256(h8, 1));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+  return _mm_cvtsi128_si32(_mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1)));
+}
+
+// round(v * scale) clamped to [-127, 127], NaN products zeroed, as 16 int32.
+inline __m512i round16(__m512 v, __m512 scale) {
+  const __m512 p = _mm512_mul_ps(v, scale);
+  const __mmask16 ordered = _mm512_cmp_ps_mask(p, p, _CMP_ORD_Q);
+  __m512 r = _mm512_maskz_roundscale_ps(ordered, p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  r = _mm512_maskz_min_ps(0xFFFF, _mm512_maskz_max_ps(0xFFFF, r, _mm512_set1_ps(-127.0f)), _mm512_set1_ps(127.0f));
+  return _mm512_maskz_cvtps_epi32(0xFFFF, r);
+}
+
+// The values rounded to f16 and back, lane by lane as f16_round.
+inline __m512 f16_round16(__m512 v) {
+  return _mm512_maskz_cvtph_ps(0xFFFF, _mm512_maskz_cvtps_ph(0xFFFF, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+inline void store_bytes16(int8_t* q, __m512i ints) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_maskz_cvtepi32_epi8(0xFFFF, ints));
+}
+#elif TESSERA_CPU_AVX2
 // The same numbers as the scalar loops below, eight lanes at a time. MAXPS returns its
 // second operand when the first is NaN, so NaN inputs never become the maximum, as in
 // max_abs; rounding is to nearest even, as nearbyint in the default mode; NaN products
@@ -74,6 +119,7 @@ int round_32(const float* x, float scale, int8_t* q) {
 }
 #endif
 
+#if !TESSERA_CPU_AVX512
 // A block's scales from its max |x| and the sum of its rounded values.
 void finish_q8_block(Q8Block& o, float amax, int sum) {
   const float d = amax / 127.0f;
@@ -81,10 +127,77 @@ void finish_q8_block(Q8Block& o, float amax, int sum) {
   o.s = f16_round(d * static_cast<float>(sum));
   o.sum = sum;
 }
+#endif
 
 }  // namespace
 
-#if TESSERA_CPU_AVX2
+#if TESSERA_CPU_AVX512
+// Sixteen blocks at a time: their max |x| first, then their 127 / max and, after the
+// rounding, their scales (f16-rounded as finish_q8_block does) as vectors; per block,
+// the f16 round trips and divisions went through scalar registers one by one.
+void quantize_q8_row(const float* x, int64_t K, Q8Block* out) {
+  const __m512 zero = _mm512_setzero_ps(), levels = _mm512_set1_ps(127.0f);
+  for (int64_t b0 = 0; b0 < K / 32; b0 += 16) {
+    const int n = static_cast<int>(std::min<int64_t>(16, K / 32 - b0));
+    const float* xs = x + b0 * 32;
+    alignas(64) float amax[16] = {}, inv[16], d[16], s[16];
+    alignas(64) int32_t sum[16] = {};
+    for (int i = 0; i < n; ++i) {
+      amax[i] = max_lane(max_of(_mm512_loadu_ps(xs + 32 * i + 16), max_of(_mm512_loadu_ps(xs + 32 * i), zero)));
+    }
+    const __m512 a = _mm512_load_ps(amax);
+    _mm512_store_ps(inv, _mm512_maskz_div_ps(_mm512_cmp_ps_mask(a, zero, _CMP_NEQ_OQ), levels, a));
+    for (int i = 0; i < n; ++i) {
+      const __m512 scale = _mm512_set1_ps(inv[i]);
+      const __m512i i0 = round16(_mm512_loadu_ps(xs + 32 * i), scale), i1 = round16(_mm512_loadu_ps(xs + 32 * i + 16), scale);
+      store_bytes16(out[b0 + i].q, i0);
+      store_bytes16(out[b0 + i].q + 16, i1);
+      sum[i] = sum_lanes(_mm512_add_epi32(i0, i1));
+    }
+    const __m512 scale = _mm512_maskz_div_ps(0xFFFF, a, levels);
+    _mm512_store_ps(d, f16_round16(scale));
+    _mm512_store_ps(s, f16_round16(_mm512_mul_ps(scale, _mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_load_si512(sum)))));
+    for (int i = 0; i < n; ++i) {
+      out[b0 + i].d = d[i];
+      out[b0 + i].s = s[i];
+      out[b0 + i].sum = sum[i];
+    }
+  }
+}
+
+void quantize_q8k_row(const float* x, int64_t K, Q8KBlock* out) {
+  for (int64_t b = 0; b < K / 256; ++b) {
+    const float* xb = x + b * 256;
+    Q8KBlock& o = out[b];
+    __m512 m[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int i = 0; i < 256; i += 64) {
+      for (int j = 0; j < 4; ++j) m[j] = max_of(_mm512_loadu_ps(xb + i + 16 * j), m[j]);
+    }
+    const float amax = max_lane(_mm512_maskz_max_ps(0xFFFF, _mm512_maskz_max_ps(0xFFFF, m[0], m[1]),
+                                                    _mm512_maskz_max_ps(0xFFFF, m[2], m[3])));
+    if (amax == 0.0f) {
+      o = Q8KBlock{};
+      continue;
+    }
+    // The first value of that magnitude, which the scalar scan's strict > keeps.
+    float max = 0.0f;
+    for (int i = 0; i < 256; i += 16) {
+      const __mmask16 at = _mm512_cmp_ps_mask(abs16(_mm512_loadu_ps(xb + i)), _mm512_set1_ps(amax), _CMP_EQ_OQ);
+      if (at != 0) {
+        max = xb[i + __builtin_ctz(at)];
+        break;
+      }
+    }
+    const float inv = -127.0f / max;
+    for (int s = 0; s < 16; ++s) {
+      const __m512i ints = round16(_mm512_loadu_ps(xb + 16 * s), _mm512_set1_ps(inv));
+      store_bytes16(o.q + 16 * s, ints);
+      o.sums[s] = static_cast<int16_t>(sum_lanes(ints));
+    }
+    o.d = 1.0f / inv;
+  }
+}
+#elif TESSERA_CPU_AVX2
 void quantize_q8_row(const float* x, int64_t K, Q8Block* out) {
   for (int64_t b = 0; b < K / 32; ++b) {
     const float* xb = x + b * 32;

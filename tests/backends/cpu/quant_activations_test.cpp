@@ -104,6 +104,28 @@ TEST_P(QuantActivations, VectorCopiesGiveThePlainCopysQ8Blocks) {
   if (tested == 0) GTEST_SKIP() << "this processor runs no vectorised copy (portable only)";
 }
 
+// 25 blocks: the AVX-512 copy works sixteen blocks at a time, and here its second
+// group is short.
+TEST_P(QuantActivations, VectorCopiesGiveThePlainCopysQ8BlocksOnRowsOfSomeGroupsAndAPart) {
+  const std::vector<float> x = edge_row(GetParam());
+  constexpr int64_t kBlocks = 25;
+  std::vector<Q8Block> want(kBlocks);
+  isa_portable::quantize_q8_row(x.data(), kBlocks * 32, want.data());
+  EXPECT_EQ(want[6].q[1], -8);
+  int tested = 0;
+  for (const Copy& c : vector_copies()) {
+    if (isa_supported() < c.level) continue;
+    SCOPED_TRACE(isa_name(c.level));
+    std::vector<Q8Block> got(kBlocks + 1);
+    got[kBlocks].sum = 12345;  // past the row: left as it was
+    c.q8(x.data(), kBlocks * 32, got.data());
+    for (int64_t b = 0; b < kBlocks; ++b) EXPECT_TRUE(same_bits(got[b], want[b])) << "block " << b;
+    EXPECT_EQ(got[kBlocks].sum, 12345);
+    ++tested;
+  }
+  if (tested == 0) GTEST_SKIP() << "this processor runs no vectorised copy (portable only)";
+}
+
 TEST_P(QuantActivations, VectorCopiesGiveThePlainCopysQ8KBlocks) {
   const std::vector<float> x = edge_row(GetParam());
   std::vector<Q8KBlock> want(kRowLen / 256);
