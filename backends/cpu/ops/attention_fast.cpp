@@ -25,6 +25,8 @@ using simd::kLanes;
 
 constexpr int64_t kKeyChunk = 64;           // keys scored before the softmax state is updated
 constexpr int64_t kMinKeysPerSplit = 128;   // a split-KV part is worth a task from this size
+constexpr int64_t kMinKeysPerBalancingSplit = 32;  // ... and one that evens out the threads' shares
+constexpr int64_t kMaxBalancingSplits = 4;
 constexpr int64_t kPrefetchKeys = 8;        // rows fetched ahead of the one being read
 
 float dot(const float* a, const float* b, int64_t n) {
@@ -202,17 +204,30 @@ std::pair<int64_t, int64_t> key_part(const AttentionArgs& a, int64_t t, int64_t 
   return {first + count * split / splits, first + count * (split + 1) / splits};
 }
 
-// How many parts to split each token's keys into: enough tasks for every thread, but no
-// part shorter than kMinKeysPerSplit keys.
+// How many parts to split each token's keys into. Enough tasks for every thread, but no
+// part shorter than kMinKeysPerSplit keys; and, from kMinKeysPerBalancingSplit keys, as
+// many as even out the threads' shares: 3 KV heads (SmolLM2) on 2 threads are 2 + 1
+// tasks, and one thread waited out a third of every decode attention; split in two,
+// they are 3 + 3.
 int64_t choose_splits(const AttentionArgs& a, int n_threads) {
   const int64_t pairs = a.n_tokens * a.p.n_kv_heads;
-  if (pairs == 0 || pairs >= 2 * n_threads) return 1;
+  const bool even = pairs % n_threads == 0;
+  if (pairs == 0 || n_threads <= 1 || (pairs >= 2 * n_threads && (even || pairs >= 4 * n_threads))) return 1;
   int64_t longest = 0;
   for (int64_t t = 0; t < a.n_tokens; ++t) {
     longest = std::max<int64_t>(longest, a.pos.as<const int32_t>()[t] - a.first_key(t) + 1);
   }
-  const int64_t wanted = (2 * n_threads + pairs - 1) / pairs;
-  return std::clamp<int64_t>(longest / kMinKeysPerSplit, 1, wanted);
+  const int64_t wanted = pairs >= 2 * n_threads ? 1 : (2 * n_threads + pairs - 1) / pairs;
+  int64_t splits = std::clamp<int64_t>(longest / kMinKeysPerSplit, 1, wanted);
+  if (even) return splits;
+  // Else the split count up to kMaxBalancingSplits whose tasks take the fewest rounds
+  // per pair's work, ceil(pairs * s / n_threads) / s; the smallest of equals.
+  const auto rounds = [&](int64_t s) { return (pairs * s + n_threads - 1) / n_threads; };
+  const int64_t most = std::clamp<int64_t>(longest / kMinKeysPerBalancingSplit, 1, kMaxBalancingSplits);
+  for (int64_t s = splits + 1; s <= most; ++s) {
+    if (rounds(s) * splits < rounds(splits) * s) splits = s;
+  }
+  return splits;
 }
 
 // Writes out[t, head] = acc / sum for the heads of one task.

@@ -208,6 +208,9 @@ std::vector<OpCase> op_cases() {
       {"split_kv_mqa", {4, 1, 32, 16, 1, 700, 1}},
       {"split_kv_window", {4, 2, 16, 8, 1, 600, 1, 300}},
       {"split_kv_two_seqs", {2, 1, 16, 16, 2, 520, 1, 0, 20.0f}},
+      // (token, KV head) pairs that do not divide among 2 threads: split to balance.
+      {"split_kv_balance_3_kv_heads", {9, 3, 64, 16, 1, 140, 1}},
+      {"split_kv_balance_5_seqs", {4, 1, 16, 16, 5, 90, 1}},
       // Heads that share a q8_0 block (head_dim 8, as stories260K) or straddle two (48).
       {"heads_share_blocks", {8, 4, 8, 16, 2, 45, 3}},
       {"heads_straddle_blocks", {4, 2, 48, 8, 1, 60, 9}},
