@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <optional>
 #include <vector>
@@ -80,7 +81,8 @@ std::optional<TensorView> freq_factors_input(const tsr_op_call& call, const tsr_
 struct RopeArgs {
   TensorView x, pos, out;
   tsr_rope_params p{};
-  std::vector<double> inv_freq;  // [n_rot / 2]
+  const float* factors = nullptr;  // freq_factors [n_rot / 2], or none
+  std::vector<double> inv_freq;     // [n_rot / 2], after find_pair_terms
   YarnMix yarn;
 };
 
@@ -91,61 +93,117 @@ RopeArgs check_rope(const tsr_op_call& call) {
   a.pos = input(call, 1, kOp, "pos");  // [T] i32
   a.out = output(call, kOp);           // [T, n_heads * head_dim]
   a.p = params_of<tsr_rope_params>(call, kOp);
-  const tsr_rope_params& p = a.p;
-  kit::check_rope(a.x, a.pos, a.out, p);
-  const std::optional<TensorView> factors = freq_factors_input(call, p);  // [n_rot / 2]
-  a.inv_freq = pair_frequencies(p, factors ? factors->as<const float>() : nullptr);
-  a.yarn = yarn_mix(p);
+  kit::check_rope(a.x, a.pos, a.out, a.p);
+  const std::optional<TensorView> factors = freq_factors_input(call, a.p);  // [n_rot / 2]
+  a.factors = factors ? factors->as<const float>() : nullptr;
   return a;
+}
+
+// Fills the per-pair parts of the angles in.
+void find_pair_terms(RopeArgs& a) {
+  a.inv_freq = pair_frequencies(a.p, a.factors);
+  a.yarn = yarn_mix(a.p);
+}
+
+// The cos and sin of each pair's angle at position `pos`, into cs [n_rot].
+void token_angles(const RopeArgs& a, int32_t pos, double* cs) {
+  const tsr_rope_params& p = a.p;
+  const double scaled_pos = static_cast<double>(pos) * p.freq_scale;
+  for (int i = 0; i < p.n_rot / 2; ++i) {
+    double angle = scaled_pos * a.inv_freq[i];
+    if (a.yarn.ramp[i] != 0.0) {  // only with YaRN: keeps ext_factor 0 bit-identical
+      const double original = static_cast<double>(pos) * a.inv_freq[i];
+      angle = angle * (1.0 - a.yarn.ramp[i]) + original * a.yarn.ramp[i];
+    }
+    cs[2 * i] = std::cos(angle) * a.yarn.magnitude;
+    cs[2 * i + 1] = std::sin(angle) * a.yarn.magnitude;
+  }
+}
+
+// Every head of token t turned by the angles cs [n_rot].
+void rotate_token(const RopeArgs& a, int64_t t, const double* cs) {
+  const tsr_rope_params& p = a.p;
+  const int half = p.n_rot / 2;
+  for (int h = 0; h < p.n_heads; ++h) {
+    const float* v = a.x.row<const float>(t) + static_cast<int64_t>(h) * p.head_dim;
+    float* o = a.out.row<float>(t) + static_cast<int64_t>(h) * p.head_dim;
+    for (int d = p.n_rot; d < p.head_dim; ++d) o[d] = v[d];  // pass-through dims
+    for (int i = 0; i < half; ++i) {
+      // The two dims of pair i, by pairing.
+      const int ia = p.pairing == TSR_ROPE_NEOX ? i : 2 * i;
+      const int ib = p.pairing == TSR_ROPE_NEOX ? i + half : 2 * i + 1;
+      const double c = cs[2 * i], s = cs[2 * i + 1];
+      const double x0 = v[ia], x1 = v[ib];
+      o[ia] = static_cast<float>(x0 * c - x1 * s);
+      o[ib] = static_cast<float>(x0 * s + x1 * c);
+    }
+  }
 }
 
 // Tokens [t_begin, t_end): each pair's cos and sin once per token, then every head.
 // cs holds n_rot values of scratch.
 void rope_tokens(const RopeArgs& a, int64_t t_begin, int64_t t_end, std::vector<double>& cs) {
-  const tsr_rope_params& p = a.p;
-  const int half = p.n_rot / 2;
-  cs.resize(static_cast<size_t>(2 * half));
+  cs.resize(static_cast<size_t>(a.p.n_rot));
   const int32_t* positions = a.pos.as<const int32_t>();
   for (int64_t t = t_begin; t < t_end; ++t) {
-    const double scaled_pos = static_cast<double>(positions[t]) * p.freq_scale;
-    for (int i = 0; i < half; ++i) {
-      double angle = scaled_pos * a.inv_freq[i];
-      if (a.yarn.ramp[i] != 0.0) {  // only with YaRN: keeps ext_factor 0 bit-identical
-        const double original = static_cast<double>(positions[t]) * a.inv_freq[i];
-        angle = angle * (1.0 - a.yarn.ramp[i]) + original * a.yarn.ramp[i];
-      }
-      cs[2 * i] = std::cos(angle) * a.yarn.magnitude;
-      cs[2 * i + 1] = std::sin(angle) * a.yarn.magnitude;
-    }
-    for (int h = 0; h < p.n_heads; ++h) {
-      const float* v = a.x.row<const float>(t) + static_cast<int64_t>(h) * p.head_dim;
-      float* o = a.out.row<float>(t) + static_cast<int64_t>(h) * p.head_dim;
-      for (int d = p.n_rot; d < p.head_dim; ++d) o[d] = v[d];  // pass-through dims
-      for (int i = 0; i < half; ++i) {
-        // The two dims of pair i, by pairing.
-        const int ia = p.pairing == TSR_ROPE_NEOX ? i : 2 * i;
-        const int ib = p.pairing == TSR_ROPE_NEOX ? i + half : 2 * i + 1;
-        const double c = cs[2 * i], s = cs[2 * i + 1];
-        const double x0 = v[ia], x1 = v[ib];
-        o[ia] = static_cast<float>(x0 * c - x1 * s);
-        o[ib] = static_cast<float>(x0 * s + x1 * c);
-      }
-    }
+    token_angles(a, positions[t], cs.data());
+    rotate_token(a, t, cs.data());
   }
+}
+
+// A decode step ropes q and k of every layer at the same positions with the same
+// parameters, and the pow, cos and sin of each were most of a SmolLM2-sized rope's time:
+// calls of up to this many tokens keep their angles (CpuDevice::rope_angles).
+constexpr int64_t kCachedTokens = 64;
+
+tsr_rope_params angle_params(tsr_rope_params p) {
+  p.n_heads = p.head_dim = p.pairing = 0;
+  return p;
+}
+
+// The angles of a's tokens [T, n_rot], from the cache where it holds the same call's.
+const double* cached_angles(RopeArgs& a, RopeAngleCache& cache) {
+  const tsr_rope_params p = angle_params(a.p);
+  const auto* positions = a.pos.as<const int32_t>();
+  const size_t n_tokens = static_cast<size_t>(a.x.rows()), n_pairs = static_cast<size_t>(a.p.n_rot / 2);
+  const bool same = std::memcmp(&cache.p, &p, sizeof p) == 0 && cache.positions.size() == n_tokens &&
+                    std::equal(positions, positions + n_tokens, cache.positions.begin()) &&
+                    (a.factors == nullptr ? cache.factors.empty()
+                                          : cache.factors.size() == n_pairs &&
+                                                std::equal(a.factors, a.factors + n_pairs, cache.factors.begin()));
+  if (!same) {
+    cache.p = tsr_rope_params{};  // matches no call until the angles below are complete
+    find_pair_terms(a);
+    cache.positions.assign(positions, positions + n_tokens);
+    cache.factors.assign(a.factors, a.factors == nullptr ? a.factors : a.factors + n_pairs);
+    cache.cs.resize(n_tokens * static_cast<size_t>(a.p.n_rot));
+    for (size_t t = 0; t < n_tokens; ++t) token_angles(a, positions[t], cache.cs.data() + t * a.p.n_rot);
+    cache.p = p;
+  }
+  return cache.cs.data();
 }
 
 }  // namespace
 
 void rope_ref(CpuDevice&, const tsr_op_call& call) {
-  const RopeArgs a = check_rope(call);
+  RopeArgs a = check_rope(call);
+  find_pair_terms(a);
   std::vector<double> cs;
   rope_tokens(a, 0, a.x.rows(), cs);
 }
 
 void rope_fast(CpuDevice& device, const tsr_op_call& call) {
-  const RopeArgs a = check_rope(call);
+  RopeArgs a = check_rope(call);
   // A token is n_heads * head_dim elements and n_rot / 2 cos/sin pairs.
   const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(a.x.cols(), 1));
+  if (a.x.rows() <= kCachedTokens) {
+    const double* cs = cached_angles(a, device.rope_angles());
+    device.pool().parallel_for(a.x.rows(), grain, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) rotate_token(a, t, cs + t * a.p.n_rot);
+    });
+    return;
+  }
+  find_pair_terms(a);
   device.pool().parallel_for(a.x.rows(), grain, [&](int64_t b, int64_t e) {
     std::vector<double> cs;
     rope_tokens(a, b, e, cs);
