@@ -149,7 +149,8 @@ void quantize_q8_row(const float* x, int64_t K, Q8Block* out) {
     _mm512_store_ps(inv, _mm512_maskz_div_ps(_mm512_cmp_ps_mask(a, zero, _CMP_NEQ_OQ), levels, a));
     for (int i = 0; i < n; ++i) {
       const __m512 scale = _mm512_set1_ps(inv[i]);
-      const __m512i i0 = round16(_mm512_loadu_ps(xs + 32 * i), scale), i1 = round16(_mm512_loadu_ps(xs + 32 * i + 16), scale);
+      const __m512i i0 = round16(_mm512_loadu_ps(xs + 32 * i), scale);
+      const __m512i i1 = round16(_mm512_loadu_ps(xs + 32 * i + 16), scale);
       store_bytes16(out[b0 + i].q, i0);
       store_bytes16(out[b0 + i].q + 16, i1);
       sum[i] = sum_lanes(_mm512_add_epi32(i0, i1));
