@@ -154,14 +154,6 @@ inline __m256i row_words(const uint8_t* p, int64_t row_bytes) {
   return _mm256_setr_epi32(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
 
-// The total of the eight int32 lanes of v.
-inline int hsum_i32(__m256i v) {
-  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
-  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
-  return _mm_cvtsi128_si32(h);
-}
-
 // Eight int32x8 sums as one vector: lane r = the total of t[r]. Integer adds, exact.
 inline __m256i reduce8(const __m256i* t) {
   const __m256i a = _mm256_hadd_epi32(t[0], t[1]), b = _mm256_hadd_epi32(t[2], t[3]);
@@ -384,7 +376,7 @@ void dot_row_k(const uint8_t* w, const Q8KBlock* const* x, int64_t blocks, float
       k_block_sums<F>(blk, x_terms<F>(x[i][b]), &isum, &imin);
       const float dx = x[i][b].d;
       acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(dw * dx), _mm256_cvtepi32_ps(isum), acc[i]);
-      if constexpr (F::kHasMin) summ[i] -= F::dmin(blk) * dx * static_cast<float>(hsum_i32(imin));
+      if constexpr (F::kHasMin) summ[i] -= F::dmin(blk) * dx * static_cast<float>(simd::hsum_i32(imin));
     }
   }
   for (int i = 0; i < NX; ++i) out[i * ldo] = hsum(acc[i]) + summ[i];

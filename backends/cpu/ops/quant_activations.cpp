@@ -8,6 +8,7 @@
 #include <tessera/kit/half.h>
 
 #include "backends/cpu/isa_target.h"
+#include "backends/cpu/ops/simd.h"
 
 namespace tessera::cpu::TESSERA_CPU_ISA_NS {
 namespace {
@@ -40,7 +41,7 @@ inline float max_abs(float a, float x) {
 inline __m512 abs16(__m512 v) { return _mm512_maskz_andnot_ps(0xFFFF, _mm512_set1_ps(-0.0f), v); }
 inline __m512 max_of(__m512 v, __m512 m) { return _mm512_maskz_max_ps(0xFFFF, abs16(v), m); }
 
-// The largest lane of a vector free of NaN; the sum of the lanes.
+// The largest lane of a vector free of NaN.
 inline float max_lane(__m512 m) {
   const __m512d d = _mm512_castps_pd(m);
   const __m256 h8 = _mm256_max_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, d, 0)),
@@ -48,13 +49,6 @@ inline float max_lane(__m512 m) {
   __m128 h = _mm_max_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
   h = _mm_max_ps(h, _mm_movehl_ps(h, h));
   return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
-}
-inline int sum_lanes(__m512i v) {
-  const __m256i h8 =
-      _mm256_add_epi32(_mm512_maskz_extracti64x4_epi64(0xF, v, 0), _mm512_maskz_extracti64x4_epi64(0xF, v, 1));
-  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(h8), _mm256_extracti128_si256(h8, 1));
-  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
-  return _mm_cvtsi128_si32(_mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1)));
 }
 
 // round(v * scale) clamped to [-127, 127], NaN products zeroed, as 16 int32.
@@ -153,7 +147,7 @@ void quantize_q8_row(const float* x, int64_t K, Q8Block* out) {
       const __m512i i1 = round16(_mm512_loadu_ps(xs + 32 * i + 16), scale);
       store_bytes16(out[b0 + i].q, i0);
       store_bytes16(out[b0 + i].q + 16, i1);
-      sum[i] = sum_lanes(_mm512_add_epi32(i0, i1));
+      sum[i] = simd::hsum_i32(_mm512_add_epi32(i0, i1));
     }
     const __m512 scale = _mm512_maskz_div_ps(0xFFFF, a, levels);
     _mm512_store_ps(d, f16_round16(scale));
@@ -193,7 +187,7 @@ void quantize_q8k_row(const float* x, int64_t K, Q8KBlock* out) {
     for (int s = 0; s < 16; ++s) {
       const __m512i ints = round16(_mm512_loadu_ps(xb + 16 * s), _mm512_set1_ps(inv));
       store_bytes16(o.q + 16 * s, ints);
-      o.sums[s] = static_cast<int16_t>(sum_lanes(ints));
+      o.sums[s] = static_cast<int16_t>(simd::hsum_i32(ints));
     }
     o.d = 1.0f / inv;
   }

@@ -68,6 +68,13 @@ inline float hsum(F32x8 a) {
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
+// The total of the eight int32 lanes of v.
+inline int hsum_i32(__m256i v) {
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
+  return _mm_cvtsi128_si32(h);
+}
 inline float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
 inline F32x8 max(F32x8 a, F32x8 b) { return {_mm256_max_ps(a.v, b.v)}; }
 // Lane i of the result = hsum(v[i]): eight horizontal sums at once.
@@ -195,6 +202,13 @@ inline F32x8 exp(F32x8 a) {
 #endif
 
 #if defined(TESSERA_CPU_AVX512) && TESSERA_CPU_AVX512
+// The total of the sixteen int32 lanes of v (the maskz extracts with a full mask are the
+// plain ones, without gcc 12's -Wmaybe-uninitialized).
+inline int hsum_i32(__m512i v) {
+  return hsum_i32(
+      _mm256_add_epi32(_mm512_maskz_extracti64x4_epi64(0xF, v, 0), _mm512_maskz_extracti64x4_epi64(0xF, v, 1)));
+}
+
 // Stores lanes [0, rows) of the 32 f32 lanes lo:hi at out (rows <= 32): one row of x
 // against a panel of 32 weight rows, of which the last panel may hold fewer.
 inline void store_panel_rows(float* out, __m512 lo, __m512 hi, int rows) {
