@@ -74,6 +74,8 @@ template <int NX, class G>
 void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, int64_t blocks, float* out,
          int64_t ldo) {
   constexpr bool kFifthBit = std::is_same_v<G, Q5KRows8>;
+  constexpr int kWords = int16_terms(kFifthBit ? 31 : 15) < 8 ? int16_terms(kFifthBit ? 31 : 15) : 8;
+  static_assert(kWords >= 1 && 8 % kWords == 0);
   __m256 acc[NX], summ[NX];
   for (int i = 0; i < NX; ++i) acc[i] = summ[i] = _mm256_setzero_ps();
   const __m256i nibble = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
@@ -87,6 +89,8 @@ void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, 
     for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {
       read_ahead(&g[b], p, 4);
+      const __m256i sl = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.pair[p].scales[0])));
+      const __m256i sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.pair[p].scales[1])));
       __m256i low[NX], high[NX];
       for (int i = 0; i < NX; ++i) low[i] = high[i] = _mm256_setzero_si256();
       for (int j = 0; j < 8; ++j) {
@@ -99,14 +103,25 @@ void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, 
         }
         for (int i = 0; i < NX; ++i) {
           const int8_t* xq = x[i][b].q + 64 * p + 4 * j;
-          low[i] = dot_bytes_add<false>(low[i], ql, broadcast_word(xq));
-          high[i] = dot_bytes_add<false>(high[i], qh, broadcast_word(xq + 32));
+          if constexpr (kInt16Sums) {  // int16 sums (byte_dot.h), widened by the scales
+            const __m256i dl = pair_dots16(ql, broadcast_word(xq)), dh = pair_dots16(qh, broadcast_word(xq + 32));
+            low[i] = j % kWords == 0 ? dl : _mm256_add_epi16(low[i], dl);
+            high[i] = j % kWords == 0 ? dh : _mm256_add_epi16(high[i], dh);
+            if (j % kWords == kWords - 1) {
+              isum[i] = _mm256_add_epi32(
+                  isum[i], _mm256_add_epi32(widen16(low[i], scale_pairs(sl)), widen16(high[i], scale_pairs(sh))));
+            }
+          } else {
+            low[i] = dot_bytes_add<false>(low[i], ql, broadcast_word(xq));
+            high[i] = dot_bytes_add<false>(high[i], qh, broadcast_word(xq + 32));
+          }
         }
       }
-      const __m256i sl = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.pair[p].scales[0])));
-      const __m256i sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.pair[p].scales[1])));
-      for (int i = 0; i < NX; ++i) {
-        isum[i] = _mm256_add_epi32(isum[i], _mm256_add_epi32(_mm256_mullo_epi32(low[i], sl), _mm256_mullo_epi32(high[i], sh)));
+      if constexpr (!kInt16Sums) {
+        for (int i = 0; i < NX; ++i) {
+          isum[i] = _mm256_add_epi32(isum[i],
+                                     _mm256_add_epi32(_mm256_mullo_epi32(low[i], sl), _mm256_mullo_epi32(high[i], sh)));
+        }
       }
     }
     const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.d)));
@@ -224,6 +239,8 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const* bias
          int64_t ldo) {
   __m256 acc[NX];
   for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
+  constexpr int kWords = int16_terms(63);  // levels 0..63
+  static_assert(kWords >= 1 && 4 % kWords == 0);
   const __m256i low6 = _mm256_set1_epi8(0x3F), bits01 = _mm256_set1_epi8(0x03), bits23 = _mm256_set1_epi8(0x0C),
                 bits45 = _mm256_set1_epi8(0x30);
   for (int64_t b = 0; b < blocks; ++b) {
@@ -233,10 +250,13 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const* bias
     for (int half = 0; half < 2; ++half) {
       for (int sixteen = 0; sixteen < 2; ++sixteen) {
         read_ahead(&g[b], 2 * half + sixteen, 4);
-        __m256i part[4][NX];  // [o][i]: chunk 4 half + o, this sixteen
+        __m256i part[4][NX], sum16[4][NX];  // [o][i]: chunk 4 half + o, this sixteen
         for (int o = 0; o < 4; ++o) {
           const int sc = 2 * (4 * half + o) + sixteen;
-          for (int i = 0; i < NX; ++i) part[o][i] = _mm256_set1_epi32(biases[i][16 * b + sc]);
+          for (int i = 0; i < NX; ++i) {
+            part[o][i] = _mm256_set1_epi32(biases[i][16 * b + sc]);
+            sum16[o][i] = _mm256_setzero_si256();
+          }
         }
         const Q6KRows8::Sixteen& words = s.part[half][sixteen];
         for (int jj = 0; jj < 4; ++jj) {
@@ -251,7 +271,13 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const* bias
           for (int o = 0; o < 4; ++o) {
             for (int i = 0; i < NX; ++i) {
               const int8_t* xq = x[i][b].q + 128 * half + 32 * o + 4 * j;
-              part[o][i] = dot_bytes_add<false>(part[o][i], level[o], broadcast_word(xq));
+              if constexpr (kInt16Sums) {  // int16 sums of two words (byte_dot.h)
+                const __m256i d = pair_dots16(level[o], broadcast_word(xq));
+                sum16[o][i] = jj % kWords == 0 ? d : _mm256_add_epi16(sum16[o][i], d);
+                if (jj % kWords == kWords - 1) part[o][i] = _mm256_add_epi32(part[o][i], widen16(sum16[o][i]));
+              } else {
+                part[o][i] = dot_bytes_add<false>(part[o][i], level[o], broadcast_word(xq));
+              }
             }
           }
         }

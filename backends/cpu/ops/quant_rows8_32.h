@@ -28,18 +28,31 @@ namespace tessera::cpu::TESSERA_CPU_ISA_NS::rows8 {
 // The nibble formats' integer dots of block b: per word j (a 32-byte load of eight rows'
 // bytes 4j .. 4j + 3), levels(low, high) turns its low nibbles (elements 4j ..) and high
 // nibbles (16 + 4j ..) into the bytes dot_bytes_add<Signed> takes, in order of j.
-template <int NX, bool Signed = false, class Levels>
+// Unsigned levels up to MaxLevel add their dots in int16 on AVX2 (byte_dot.h), kWords
+// words at a time: all four for nibbles, two for Q5's levels.
+template <int NX, bool Signed = false, int MaxLevel = 15, class Levels>
 inline void nibble_dots(const uint8_t (*qs)[8][4], const Q8Block* const* x, int64_t b, __m256i* isum,
                         Levels&& levels) {
+  constexpr bool kInt16 = kInt16Sums && !Signed;
+  constexpr int kFit = int16_terms(MaxLevel) / 2;  // two dots per word
+  constexpr int kWords = !kInt16 ? 1 : kFit < 4 ? kFit : 4;
+  static_assert(kWords >= 1 && 4 % kWords == 0);
   const __m256i nibble = _mm256_set1_epi8(0x0F);
-  for (int i = 0; i < NX; ++i) isum[i] = _mm256_setzero_si256();
+  __m256i sum16[NX];
+  for (int i = 0; i < NX; ++i) isum[i] = sum16[i] = _mm256_setzero_si256();
   for (int j = 0; j < 4; ++j) {
     const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs[j]));
     __m256i ql = _mm256_and_si256(q, nibble), qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
     levels(ql, qh);
     for (int i = 0; i < NX; ++i) {
-      isum[i] = dot_bytes_add<Signed>(isum[i], ql, broadcast_word(x[i][b].q + 4 * j));
-      isum[i] = dot_bytes_add<Signed>(isum[i], qh, broadcast_word(x[i][b].q + 16 + 4 * j));
+      const __m256i xl = broadcast_word(x[i][b].q + 4 * j), xh = broadcast_word(x[i][b].q + 16 + 4 * j);
+      if constexpr (kInt16) {
+        const __m256i d = _mm256_add_epi16(pair_dots16(ql, xl), pair_dots16(qh, xh));
+        sum16[i] = j % kWords == 0 ? d : _mm256_add_epi16(sum16[i], d);
+        if (j % kWords == kWords - 1) isum[i] = _mm256_add_epi32(isum[i], widen16(sum16[i]));
+      } else {
+        isum[i] = dot_bytes_add<Signed>(dot_bytes_add<Signed>(isum[i], ql, xl), qh, xh);
+      }
     }
   }
 }
@@ -57,7 +70,7 @@ template <int NX, class G>
 inline void fifth_bit_dots(const G& g, const Q8Block* const* x, int64_t b, __m256i* isum) {
   const __m256i bit4 = _mm256_set1_epi8(0x10), qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.qh));
   __m256i low = _mm256_slli_epi16(qh, 4), high = qh;
-  nibble_dots<NX>(g.qs, x, b, isum, [&](__m256i& ql, __m256i& qhigh) {
+  nibble_dots<NX, false, 31>(g.qs, x, b, isum, [&](__m256i& ql, __m256i& qhigh) {
     ql = _mm256_or_si256(ql, _mm256_and_si256(low, bit4));
     qhigh = _mm256_or_si256(qhigh, _mm256_and_si256(high, bit4));
     low = _mm256_srli_epi16(low, 1);

@@ -12,12 +12,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include <tessera/kit/dequantize.h>
 #include <tessera/kit/dtype_traits.h>
+#include <tessera/kit/quant_blocks.h>
 #include <tessera/kit/tensor_info.h>
 
 #include "backends/cpu/amx_support.h"
@@ -74,12 +77,11 @@ std::vector<Case> cases() {
 
 class QuantMatmul : public ::testing::TestWithParam<Case> {};
 
-TEST_P(QuantMatmul, MatchesTheReferenceWithinTheActivationRounding) {
-  const Case& c = GetParam();
+// x [c.n, k] times w [c.m, k] by the optimised kernel, on 1 and 2 threads, against the
+// reference within the bound above.
+void expect_matches_reference(const Case& c, const std::vector<float>& xv, const HostTensor& w) {
   const int64_t k = c.blocks * kit::dtype_traits(c.dtype).block_elems;
-  const std::vector<float> xv = random_values(static_cast<size_t>(c.n * k), 21);
   const HostTensor x = HostTensor::f32({c.n, k}, xv);
-  const HostTensor w = HostTensor::from_f32(c.dtype, {c.m, k}, random_values(static_cast<size_t>(c.m * k), 22));
   const std::vector<float> wf = w.to_f32();
 
   CpuDevice ref_device(1);
@@ -133,8 +135,74 @@ TEST_P(QuantMatmul, MatchesTheReferenceWithinTheActivationRounding) {
   }
 }
 
+TEST_P(QuantMatmul, MatchesTheReferenceWithinTheActivationRounding) {
+  const Case& c = GetParam();
+  const int64_t k = c.blocks * kit::dtype_traits(c.dtype).block_elems;
+  expect_matches_reference(
+      c, random_values(static_cast<size_t>(c.n * k), 21),
+      HostTensor::from_f32(c.dtype, {c.m, k}, random_values(static_cast<size_t>(c.m * k), 22)));
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantMatmul, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return case_name(info.param); });
+
+// Every level (and scale, and min) at its format's largest value, against x of one sign
+// whose every int8 is 127 or -127: the largest integer sums a kernel can meet. The AVX2
+// kernels add their byte dots in int16 while those cannot overflow (byte_dot.h); one more
+// term there would wrap here.
+class QuantMatmulExtremes : public ::testing::TestWithParam<tsr_dtype> {};
+
+struct HalfFields {
+  tsr_dtype dtype;
+  size_t d, second;  // offsets of the block's f16 scale and of its min (or 0: none)
+};
+
+const HalfFields kHalfFields[] = {
+    {TSR_DTYPE_Q8_0, offsetof(kit::BlockQ8_0, d), 0},
+    {TSR_DTYPE_Q4_0, offsetof(kit::BlockQ4_0, d), 0},
+    {TSR_DTYPE_Q4_1, offsetof(kit::BlockQ4_1, d), offsetof(kit::BlockQ4_1, m)},
+    {TSR_DTYPE_Q5_0, offsetof(kit::BlockQ5_0, d), 0},
+    {TSR_DTYPE_Q5_1, offsetof(kit::BlockQ5_1, d), offsetof(kit::BlockQ5_1, m)},
+    {TSR_DTYPE_Q4_K, offsetof(kit::BlockQ4_K, d), offsetof(kit::BlockQ4_K, dmin)},
+    {TSR_DTYPE_Q5_K, offsetof(kit::BlockQ5_K, d), offsetof(kit::BlockQ5_K, dmin)},
+    {TSR_DTYPE_Q6_K, offsetof(kit::BlockQ6_K, d), 0},
+    {TSR_DTYPE_IQ4_NL, offsetof(kit::BlockIQ4_NL, d), 0},
+    {TSR_DTYPE_IQ4_XS, offsetof(kit::BlockIQ4_XS, d), 0},
+};
+
+TEST_P(QuantMatmulExtremes, MatchTheReference) {
+  const tsr_dtype dtype = GetParam();
+  const auto& traits = kit::dtype_traits(dtype);
+  const HalfFields* fields = nullptr;
+  for (const HalfFields& f : kHalfFields) {
+    if (f.dtype == dtype) fields = &f;
+  }
+  ASSERT_NE(fields, nullptr);
+  for (const int64_t n : {1, 2}) {
+    const Case c{dtype, n, 40, 4};
+    const int64_t k = c.blocks * traits.block_elems;
+    // All bits set, then the f16 fields made finite: d = 1, a min of 0.5.
+    HostTensor w(dtype, {c.m, k});
+    const size_t blocks = static_cast<size_t>(c.m * c.blocks);
+    std::memset(w.bytes(), 0xFF, blocks * static_cast<size_t>(traits.block_bytes));
+    for (size_t b = 0; b < blocks; ++b) {
+      std::byte* block = w.bytes() + b * static_cast<size_t>(traits.block_bytes);
+      const uint16_t one = 0x3C00, half = 0x3800;
+      std::memcpy(block + fields->d, &one, 2);
+      if (fields->second != 0) std::memcpy(block + fields->second, &half, 2);
+    }
+    for (const float sign : {1.0f, -1.0f}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", x " + std::to_string(sign));
+      expect_matches_reference(c, std::vector<float>(static_cast<size_t>(n * k), sign), w);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantMatmulExtremes,
+                         ::testing::Values(TSR_DTYPE_Q8_0, TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1, TSR_DTYPE_Q5_0,
+                                           TSR_DTYPE_Q5_1, TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K,
+                                           TSR_DTYPE_IQ4_NL, TSR_DTYPE_IQ4_XS),
+                         [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
 // Prefill (many rows of x: the AMX tiles, the VNNI panel or the eight-row kernel, as
 // TESSERA_CPU_MATMUL and the machine choose) and decode (one row of x, the eight-row
