@@ -201,6 +201,22 @@ inline F32x8 exp(F32x8 a) {
 
 #endif
 
+#if TESSERA_CPU_AVX2
+// Stores lanes [0, rows) of the 16 f32 lanes lo:hi at out (rows <= 16): the AVX2 form of
+// store_panel_rows below.
+inline void store_panel_rows(float* out, __m256 lo, __m256 hi, int rows) {
+  if (rows == 16) {
+    _mm256_storeu_ps(out, lo);
+    _mm256_storeu_ps(out + 8, hi);
+    return;
+  }
+  alignas(32) float lanes[16];
+  _mm256_store_ps(lanes, lo);
+  _mm256_store_ps(lanes + 8, hi);
+  for (int r = 0; r < rows; ++r) out[r] = lanes[r];
+}
+#endif
+
 #if defined(TESSERA_CPU_AVX512) && TESSERA_CPU_AVX512
 // The total of the sixteen int32 lanes of v (the maskz extracts with a full mask are the
 // plain ones, without gcc 12's -Wmaybe-uninitialized).
