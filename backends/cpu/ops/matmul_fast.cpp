@@ -290,17 +290,16 @@ void tile_any(int nx, int nw, const float* const* x, const float* const* w, int6
 // [K][kWideRows] f32 (element k of panel row r at k * kWideRows + r), so one step of k
 // loads the panel rows' elements as two vectors and meets each of kWideX rows of x
 // through one broadcast: no horizontal sums, and the sums land in out as they are (a row
-// of x by consecutive weight rows). AVX-512 takes 32 weight rows and 6 of x (12 of its 32
-// registers accumulate), AVX2 16 and 4 (8 of 16). On AVX2 this replaced the f32 tiles of dot
+// of x by consecutive weight rows), 12 accumulators for 6 rows of x. AVX-512 takes 32
+// weight rows (two of its 32 registers per row of x), AVX2 16. On AVX2 this replaced the f32 tiles of dot
 // products (matmul_prefill): TinyLlama-shaped pp512 on an AMD EPYC (Zen 3), 2 threads,
 // went f16 24.6/29.1 -> 50.5/48.6 and bf16 28.3/25.9 -> 72.0/58.1 tok/s (llama.cpp: 70.7, 50.6).
 #if TESSERA_CPU_AVX512
 constexpr int kWideRows = 32;
-constexpr int kWideX = 6;
 #else
 constexpr int kWideRows = 16;
-constexpr int kWideX = 4;
 #endif
+constexpr int kWideX = 6;
 
 // panel[k * kWideRows + r] = w[m0 + r, k] for r < rows (rows past the matrix repeat row m0: their
 // lanes are never stored, see store_panel_rows): eight rows by eight elements at a time,
@@ -345,17 +344,21 @@ void wide_tile(const float* const* x, const float* panel, int64_t K, float* out,
   for (int i = 0; i < NX; ++i) simd::store_panel_rows(out + i * ldo, acc[i][0], acc[i][1], rows);
 }
 #else
-// Four rows of x always (a shorter tile repeats its first row and stores only NX): its
-// eight accumulators as named variables. As an array, GCC 12 kept one on the stack, and
+// Six rows of x always (a shorter tile repeats its first row and stores only NX): its
+// twelve accumulators as named variables, which with the two panel vectors and the
+// broadcast take 15 of the 16 registers. As an array, GCC 12 kept one on the stack, and
 // the store-load chain through it set the pace (25 GFLOP/s on one Zen 3 core).
 template <int NX>
 void wide_tile(const float* const* x, const float* panel, int64_t K, float* out, int64_t ldo, int rows) {
-  static_assert(NX >= 1 && NX <= 4);
+  static_assert(NX >= 1 && NX <= 6);
   const float* x0 = x[0];
-  const float* x1 = NX > 1 ? x[NX > 1 ? 1 : 0] : x0;
-  const float* x2 = NX > 2 ? x[NX > 2 ? 2 : 0] : x0;
-  const float* x3 = NX > 3 ? x[NX > 3 ? 3 : 0] : x0;
-  __m256 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+  const float* x1 = x[NX > 1 ? 1 : 0];
+  const float* x2 = x[NX > 2 ? 2 : 0];
+  const float* x3 = x[NX > 3 ? 3 : 0];
+  const float* x4 = x[NX > 4 ? 4 : 0];
+  const float* x5 = x[NX > 5 ? 5 : 0];
+  __m256 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
+  __m256 a30 = a00, a31 = a00, a40 = a00, a41 = a00, a50 = a00, a51 = a00;
   for (int64_t k = 0; k < K; ++k) {
     const __m256 w0 = _mm256_loadu_ps(panel + k * kWideRows);
     const __m256 w1 = _mm256_loadu_ps(panel + k * kWideRows + 8);
@@ -371,11 +374,19 @@ void wide_tile(const float* const* x, const float* panel, int64_t K, float* out,
     xb = _mm256_broadcast_ss(x3 + k);
     a30 = _mm256_fmadd_ps(xb, w0, a30);
     a31 = _mm256_fmadd_ps(xb, w1, a31);
+    xb = _mm256_broadcast_ss(x4 + k);
+    a40 = _mm256_fmadd_ps(xb, w0, a40);
+    a41 = _mm256_fmadd_ps(xb, w1, a41);
+    xb = _mm256_broadcast_ss(x5 + k);
+    a50 = _mm256_fmadd_ps(xb, w0, a50);
+    a51 = _mm256_fmadd_ps(xb, w1, a51);
   }
   simd::store_panel_rows(out, a00, a01, rows);
   if (NX > 1) simd::store_panel_rows(out + ldo, a10, a11, rows);
   if (NX > 2) simd::store_panel_rows(out + 2 * ldo, a20, a21, rows);
   if (NX > 3) simd::store_panel_rows(out + 3 * ldo, a30, a31, rows);
+  if (NX > 4) simd::store_panel_rows(out + 4 * ldo, a40, a41, rows);
+  if (NX > 5) simd::store_panel_rows(out + 5 * ldo, a50, a51, rows);
 }
 #endif
 
@@ -401,11 +412,9 @@ void matmul_prefill_wide(ThreadPool& pool, const MatmulArgs& a) {
           case 1: wide_tile<1>(x, panel.data(), a.k, o, a.m, rows); break;
           case 2: wide_tile<2>(x, panel.data(), a.k, o, a.m, rows); break;
           case 3: wide_tile<3>(x, panel.data(), a.k, o, a.m, rows); break;
-#if TESSERA_CPU_AVX512
           case 4: wide_tile<4>(x, panel.data(), a.k, o, a.m, rows); break;
           case 5: wide_tile<5>(x, panel.data(), a.k, o, a.m, rows); break;
-#endif
-          default: wide_tile<kWideX>(x, panel.data(), a.k, o, a.m, rows); break;
+          default: wide_tile<6>(x, panel.data(), a.k, o, a.m, rows); break;
         }
       }
     }
