@@ -1,10 +1,10 @@
 // Copies of weights in the layouts decode reads fastest (ops/q4k_rows8.h for Q4_K and
 // Q5_K, ops/q6k_rows8.h, ops/iq4xs_rows8.h, ops/q40_rows8.h for Q4_0, Q4_1 and IQ4_NL,
 // ops/q50_rows8.h for Q5_0 and Q5_1, ops/q80_rows8.h), kept with the buffer that holds
-// the weights: made at a weight's first decode, freed with the buffer, dropped when the
-// buffer is written. The original bytes (a mapped or read-in file) are
-// left as they are, and prefill keeps reading them, so a repacked weight costs its size
-// again in memory. The copies are laid one after another in chunks of memory on 2 MiB
+// the weights: made at a weight's first decode (or prefill, where prefill takes the rows
+// path: AVX2), freed with the buffer, dropped when the buffer is written. The original
+// bytes (a mapped or read-in file) are left as they are, and the VNNI and AMX prefill
+// panels keep reading them, so a repacked weight costs its size again in memory. The copies are laid one after another in chunks of memory on 2 MiB
 // pages (kit/huge_page_memory.h): decode streams them, and TinyLlama-shaped q4_k_m
 // decode was faster than from copies on 4 KiB pages in each of 6 rounds in alternation
 // (Zen 4, 2 threads; 38.6/40.4/39.3/32.4/45.9/39.3 -> 43.2/44.2/44.9/37.8/52.7/40.6
