@@ -178,7 +178,7 @@ TEST_P(QuantMatmulExtremes, MatchTheReference) {
     if (f.dtype == dtype) fields = &f;
   }
   ASSERT_NE(fields, nullptr);
-  for (const int64_t n : {1, 2}) {
+  for (const int64_t n : {1, 2, 4}) {  // decode, and prefill tiles of 2 and 4 rows of x
     const Case c{dtype, n, 40, 4};
     const int64_t k = c.blocks * traits.block_elems;
     // All bits set, then the f16 fields made finite: d = 1, a min of 0.5.
@@ -210,10 +210,9 @@ INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantMatmulExtremes,
 // of a prefill equals that row decoded alone, bit for bit.
 class QuantPrefillRows : public ::testing::TestWithParam<tsr_dtype> {};
 
-TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
-  const tsr_dtype dtype = GetParam();
-  // 21 rows of x: one whole AMX tile of sixteen and a tail of five.
-  const int64_t n = 21, m = 48, k = 3 * kit::dtype_traits(dtype).block_elems;
+// Rows of a prefill of n rows of x (random, k = 3 blocks) against each row decoded alone.
+void expect_prefill_rows_equal_decode(tsr_dtype dtype, int64_t n) {
+  const int64_t m = 48, k = 3 * kit::dtype_traits(dtype).block_elems;
   const std::vector<float> xv = random_values(static_cast<size_t>(n * k), 31, -3.0f, 2.0f);
   const HostTensor w = HostTensor::from_f32(dtype, {m, k}, random_values(static_cast<size_t>(m * k), 32));
   CpuDevice device(2);
@@ -229,6 +228,16 @@ TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
     for (int64_t c = 0; c < m; ++c) {
       ASSERT_EQ(got[static_cast<size_t>(row * m + c)], want[static_cast<size_t>(c)]) << "row " << row << " col " << c;
     }
+  }
+}
+
+TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
+  const tsr_dtype dtype = GetParam();
+  // 21 to 23 rows of x: one whole AMX tile of sixteen and a tail of five to seven; for the
+  // row-group kernels, tiles of four rows and a last one of each narrower width.
+  for (const int64_t n : {21, 22, 23}) {
+    SCOPED_TRACE("rows of x " + std::to_string(n));
+    expect_prefill_rows_equal_decode(dtype, n);
   }
 }
 
