@@ -226,6 +226,23 @@ void dot(const G* g, const Q8KBlock* const* x, const int32_t* const* pair_sums, 
 }
 #endif
 
+// Q6KRows8's levels (0..63) from the three bytes of a word (q6k_rows8.h): the first three
+// one mask each, the fourth from the bit pairs 6-7 of each.
+struct Q6KLevels {
+  __m256i low6, bits01, bits23, bits45;
+  Q6KLevels()
+      : low6(_mm256_set1_epi8(0x3F)),
+        bits01(_mm256_set1_epi8(0x03)),
+        bits23(_mm256_set1_epi8(0x0C)),
+        bits45(_mm256_set1_epi8(0x30)) {}
+  __m256i first(__m256i byte) const { return _mm256_and_si256(byte, low6); }
+  __m256i fourth(__m256i p, __m256i q, __m256i r) const {
+    const __m256i pq = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p, 6), bits01),
+                                       _mm256_and_si256(_mm256_srli_epi16(q, 4), bits23));
+    return _mm256_or_si256(pq, _mm256_and_si256(_mm256_srli_epi16(r, 2), bits45));
+  }
+};
+
 // Q6_K for prefill on AVX2 (NX >= 2 rows of x, int16 sums): one chunk of a sixteen at a
 // time, so that only NX int32 and NX int16 sums are live beside the level; the word-major
 // order of the kernel below holds 4 NX of each and spilled them to the stack. Each pair of
@@ -242,8 +259,7 @@ void dot_by_chunk(const Q6KRows8* g, const Q8KBlock* const* x, int64_t blocks, f
   static_assert(int16_terms(63) == 2);  // two words per int16 sum
   __m256 acc[NX];
   for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
-  const __m256i low6 = _mm256_set1_epi8(0x3F), bits01 = _mm256_set1_epi8(0x03), bits23 = _mm256_set1_epi8(0x0C),
-                bits45 = _mm256_set1_epi8(0x30);
+  const Q6KLevels levels;
   for (int64_t b = 0; b < blocks; ++b) {
     const Q6KRows8& s = g[b];
     __m256i isum[NX];
@@ -262,14 +278,7 @@ void dot_by_chunk(const Q6KRows8* g, const Q8KBlock* const* x, int64_t blocks, f
               const auto word = [&](int k) {
                 return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj + t][k]));
               };
-              __m256i level;
-              if (o < 3) {
-                level = _mm256_and_si256(word(o), low6);
-              } else {
-                const __m256i pq = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(word(0), 6), bits01),
-                                                   _mm256_and_si256(_mm256_srli_epi16(word(1), 4), bits23));
-                level = _mm256_or_si256(pq, _mm256_and_si256(_mm256_srli_epi16(word(2), 2), bits45));
-              }
+              const __m256i level = o < 3 ? levels.first(word(o)) : levels.fourth(word(0), word(1), word(2));
               for (int i = 0; i < NX; ++i) {
                 const int8_t* xq = x[i][b].q + 128 * half + 32 * o + 4 * (4 * sixteen + jj + t);
                 const __m256i d = pair_dots16(level, broadcast_word(xq));
@@ -326,8 +335,7 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const* bias
   for (int i = 0; i < NX; ++i) acc[i] = _mm256_setzero_ps();
   constexpr int kWords = int16_terms(63);  // levels 0..63
   static_assert(kWords >= 1 && 4 % kWords == 0);
-  const __m256i low6 = _mm256_set1_epi8(0x3F), bits01 = _mm256_set1_epi8(0x03), bits23 = _mm256_set1_epi8(0x0C),
-                bits45 = _mm256_set1_epi8(0x30);
+  const Q6KLevels levels;
   for (int64_t b = 0; b < blocks; ++b) {
     const Q6KRows8& s = g[b];
     __m256i isum[NX];
@@ -349,10 +357,7 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const* bias
           const __m256i p = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][0]));
           const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][1]));
           const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][2]));
-          const __m256i pq = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p, 6), bits01),
-                                             _mm256_and_si256(_mm256_srli_epi16(q, 4), bits23));
-          const __m256i level[4] = {_mm256_and_si256(p, low6), _mm256_and_si256(q, low6), _mm256_and_si256(r, low6),
-                                    _mm256_or_si256(pq, _mm256_and_si256(_mm256_srli_epi16(r, 2), bits45))};
+          const __m256i level[4] = {levels.first(p), levels.first(q), levels.first(r), levels.fourth(p, q, r)};
           for (int o = 0; o < 4; ++o) {
             for (int i = 0; i < NX; ++i) {
               const int8_t* xq = x[i][b].q + 128 * half + 32 * o + 4 * j;
