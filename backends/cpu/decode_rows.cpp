@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #if defined(__x86_64__)
@@ -13,15 +14,33 @@
 namespace tessera::cpu {
 namespace {
 
-bool intel_processor() {
+// "GenuineIntel", "AuthenticAMD", ...; empty where cpuid does not tell.
+std::string vendor() {
 #if defined(__x86_64__)
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
-  char vendor[12];  // ebx, edx, ecx: "GenuineIntel", "AuthenticAMD", ...
-  std::memcpy(vendor, &b, 4);
-  std::memcpy(vendor + 4, &d, 4);
-  std::memcpy(vendor + 8, &c, 4);
-  return std::string_view(vendor, sizeof vendor) == "GenuineIntel";
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return {};
+  std::string name(12, '\0');  // ebx, edx, ecx
+  std::memcpy(name.data(), &b, 4);
+  std::memcpy(name.data() + 4, &d, 4);
+  std::memcpy(name.data() + 8, &c, 4);
+  return name;
+#else
+  return {};
+#endif
+}
+
+bool intel_processor() { return vendor() == "GenuineIntel"; }
+
+// AMD family 19h models 00h-0Fh (EPYC Milan) and 20h-5Fh (Ryzen 5000): Zen 3. Zen 4 is
+// family 19h too, at models 10h-1Fh, 60h-7Fh and A0h-AFh.
+bool amd_zen3_processor() {
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (vendor() != "AuthenticAMD" || __get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+  const unsigned base_family = (a >> 8) & 0xF;
+  const unsigned family = base_family == 0xF ? base_family + ((a >> 20) & 0xFF) : base_family;
+  const unsigned model = ((a >> 4) & 0xF) | (((a >> 16) & 0xF) << 4);
+  return family == 0x19 && (model <= 0x0F || (model >= 0x20 && model <= 0x5F));
 #else
   return false;
 #endif
@@ -63,7 +82,8 @@ int64_t decode_read_ahead() {
   static const int64_t bytes = [] {
     const int64_t asked = read_ahead_asked();
     if (asked >= 0) return asked;
-    return intel_processor() ? int64_t{3072} : int64_t{0};
+    if (intel_processor()) return int64_t{3072};
+    return amd_zen3_processor() ? int64_t{1024} : int64_t{0};
   }();
   return bytes;
 }

@@ -34,9 +34,13 @@ const char* decode_rows_name(DecodeRows rows);
 // q4_k_m 37.6 -> 39.0, q5_k_m 29.5 -> 31.2, q6_k 28.9 -> 30.0, iq4_xs 38.3 -> 40.6,
 // q5_0 34.3 -> 36.4, q8_0 24.2 -> 27.0 (25.6 without), f16 and bf16 alike (13-14.5,
 // where none gave 12.2-13.1); 5120 and 8192 read slower than 4096, 2048-2560 about as
-// 3072. On an AMD EPYC (Zen 4) read-ahead by hand slowed q4_k_m and f16 decode. So 3072
-// on Intel processors, 0 on the others; TESSERA_CPU_DECODE_READ_AHEAD=BYTES (0 .. 65536;
-// 0 or off: none) chooses instead. Chosen once per process.
+// 3072. On an AMD EPYC (Zen 4) read-ahead by hand slowed q4_k_m and f16 decode. On an AMD
+// EPYC (Zen 3, 2 cores, AVX2 only, under KVM), tok/s, medians of three rounds in
+// alternation, none -> 1024 bytes: q4_0 29.4 -> 34.5, q8_0 18.2 -> 20.4, q4_k_m 30.7 ->
+// 35.6, q5_k_m 18.9 -> 23.1, q6_k 21.6 -> 25.3, f16 12.1 -> 11.7 (within the noise);
+// 512-768 read about as none, 1536-2048 as 1024 or less. So 3072 on Intel processors, 1024
+// on AMD Zen 3, 0 on the others; TESSERA_CPU_DECODE_READ_AHEAD=BYTES (0 .. 65536; 0 or
+// off: none) chooses instead. Chosen once per process.
 int64_t decode_read_ahead();
 
 }  // namespace tessera::cpu

@@ -1,7 +1,7 @@
 // Decode's row order for the 32-element block formats and its read-ahead distance
 // (decode_rows.h): what TESSERA_CPU_DECODE_ROWS and TESSERA_CPU_DECODE_READ_AHEAD ask for,
-// else far and 3072 bytes on Intel processors, near and none on the others, here told from
-// /proc/cpuinfo rather than cpuid.
+// else far and 3072 bytes on Intel processors, near and 1024 bytes on AMD Zen 3, near and
+// none on the others, here told from /proc/cpuinfo rather than cpuid.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -14,14 +14,33 @@
 namespace tessera::cpu::test {
 namespace {
 
-// The first vendor_id line of /proc/cpuinfo ("GenuineIntel", "AuthenticAMD"), or "".
-std::string cpuinfo_vendor() {
+// The value of the first line of /proc/cpuinfo that starts with `key` followed by blanks
+// and a colon ("vendor_id": "GenuineIntel", "AuthenticAMD"; "cpu family": "25"), or "".
+std::string cpuinfo_field(const std::string& key) {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("vendor_id", 0) == 0) return line.substr(line.find(':') + 2);
+    const size_t colon = line.find(':');
+    if (line.rfind(key, 0) != 0 || colon == std::string::npos) continue;
+    if (line.find_first_not_of(" \t", key.size()) != colon) continue;
+    return colon + 2 <= line.size() ? line.substr(colon + 2) : "";
   }
   return "";
+}
+
+std::string cpuinfo_vendor() { return cpuinfo_field("vendor_id"); }
+
+// Family 25 (19h), models 0-15 and 32-95, in /proc/cpuinfo's decimal.
+bool cpuinfo_amd_zen3() {
+  if (cpuinfo_vendor() != "AuthenticAMD") return false;
+  const int family = std::atoi(cpuinfo_field("cpu family").c_str());
+  const int model = std::atoi(cpuinfo_field("model").c_str());
+  return family == 25 && (model <= 15 || (model >= 32 && model <= 95));
+}
+
+int64_t default_read_ahead() {
+  if (cpuinfo_vendor() == "GenuineIntel") return 3072;
+  return cpuinfo_amd_zen3() ? 1024 : 0;
 }
 
 TEST(DecodeRows, FollowsTheRequestElseTheProcessor) {
@@ -58,10 +77,11 @@ int64_t read_ahead_request() {
 
 TEST(DecodeReadAhead, FollowsTheRequestElseTheProcessor) {
   const int64_t request = read_ahead_request();
-  const int64_t want = request >= 0 ? request : cpuinfo_vendor() == "GenuineIntel" ? 3072 : 0;
+  const int64_t want = request >= 0 ? request : default_read_ahead();
   const char* env = std::getenv("TESSERA_CPU_DECODE_READ_AHEAD");
   EXPECT_EQ(decode_read_ahead(), want) << "request '" << (env == nullptr ? "" : env) << "', vendor '"
-                                       << cpuinfo_vendor() << "'";
+                                       << cpuinfo_vendor() << "', family " << cpuinfo_field("cpu family")
+                                       << ", model " << cpuinfo_field("model");
 }
 
 TEST(DecodeReadAhead, DeviceDescriptionNamesTheDistance) {
