@@ -48,6 +48,7 @@ namespace {
 
 constexpr int64_t kGrainRows = 16;  // weight rows per task
 constexpr int kTileX = 4;           // rows of x dotted with each weight row at once
+constexpr int64_t kPrefillXRows = 64;  // rows of x per block of the rows path's prefill (a multiple of kTileX)
 using simd::kPrefetchBytes;
 
 enum class PrefillPath { kPortable, kRows, kVnni, kAmx };
@@ -589,8 +590,8 @@ void run_panels(const MatmulArgs& a, const QuantizedRows<Block>& qx, int64_t m_b
 // fewer rows than a group; TESSERA_CPU_DECODE_REPACK=off; no memory for it). By default a
 // copy is made only while the memory left available after it still holds the whole
 // weight buffer once more: the copies then never squeeze a mapped file's pages out of
-// memory. Prefill meets each group with every row of x, four at a time, while the group
-// is in cache. Against the file's layout (run_rows), TinyLlama-shaped pp512 on an AMD
+// memory. Prefill meets each group with a block of rows of x, four at a time, while the
+// group is in cache. Against the file's layout (run_rows), TinyLlama-shaped pp512 on an AMD
 // EPYC (Zen 3), 2 threads, tok/s: q4_0 46.6 -> 98.0, q4_k_m 49.2 -> 123.5, q5_k_m 43.2
 // -> 89.5, q6_k 47.6 -> 64.9, q8_0 72.9 -> 98.3.
 template <class F>
@@ -626,28 +627,39 @@ bool matmul_rows8(ThreadPool& pool, const MatmulArgs& a, const QuantizedRows<typ
     }
   }
   float* out = a.out.as<float>();
-  // Every row of x meets a group while its bytes are in cache, kTileX rows at a time.
-  const auto tiles = [&](auto&& dot_tile) {
-    for (int64_t n0 = 0; n0 < a.n; n0 += kTileX) {
-      const int nx = static_cast<int>(std::min<int64_t>(kTileX, a.n - n0));
+  // Rows [n_begin, n_end) of x meet a group while its bytes are in cache, kTileX at a time.
+  const auto tiles = [&](int64_t n_begin, int64_t n_end, auto&& dot_tile) {
+    for (int64_t n0 = n_begin; n0 < n_end; n0 += kTileX) {
+      const int nx = static_cast<int>(std::min<int64_t>(kTileX, n_end - n0));
       with_tile(nx, [&]<int NX>() { dot_tile.template operator()<NX>(n0); });
     }
   };
-  // One contiguous share of the groups per thread, in chunks of about 16 KiB that a thread
-  // done early takes over from the back of another's share. Smaller matrices balance: with
-  // 64 KiB, SmolLM2's k and v (12 groups of 5.6 KiB) split 11 + 1, and decode went
-  // 191-195 -> 197-201 tok/s on 2 threads with 16.
-  const int64_t chunk = std::max<int64_t>(1, (int64_t{16} << 10) / (blocks * static_cast<int64_t>(sizeof(Group))));
+  // One contiguous share of the groups per thread, in chunks that a thread done early takes
+  // over from the back of another's share. Decode: chunks of about 16 KiB; smaller matrices
+  // balance: with 64 KiB, SmolLM2's k and v (12 groups of 5.6 KiB) split 11 + 1, and decode
+  // went 191-195 -> 197-201 tok/s on 2 threads with 16. Prefill: chunks of up to 128 KiB,
+  // at least four per thread, met by x kPrefillXRows rows at a time, so that a block of x
+  // (128 KiB of Q8_K at K = 2048) and the chunk's groups stay in L2 together, where each
+  // group met all of x (1 MiB and more at 512 rows) from the last-level cache.
+  const int64_t group_bytes = blocks * static_cast<int64_t>(sizeof(Group));
+  const bool prefill = a.n > kTileX;
+  const int64_t chunk_bytes =
+      prefill ? std::min<int64_t>(int64_t{128} << 10, groups * group_bytes / (4 * pool.size())) : int64_t{16} << 10;
+  const int64_t chunk = std::max<int64_t>(1, chunk_bytes / group_bytes);
+  const int64_t x_block = prefill ? kPrefillXRows : a.n;
   pool.parallel_for_shares(groups, chunk, [&](int64_t b, int64_t e) {
-    for (int64_t g = b; g < e; ++g) {
-      tiles([&]<int NX>(int64_t n0) {
-        rows8::dot<NX>(packed + g * blocks, x.data() + n0, x_sums.data() + n0, blocks, out + n0 * a.m + kRows * g,
-                       a.m);
-      });
+    for (int64_t n_begin = 0; n_begin < a.n; n_begin += x_block) {
+      const int64_t n_end = std::min(a.n, n_begin + x_block);
+      for (int64_t g = b; g < e; ++g) {
+        tiles(n_begin, n_end, [&]<int NX>(int64_t n0) {
+          rows8::dot<NX>(packed + g * blocks, x.data() + n0, x_sums.data() + n0, blocks,
+                         out + n0 * a.m + kRows * g, a.m);
+        });
+      }
     }
   });
   for (int64_t m = kRows * groups; m < a.m; ++m) {
-    tiles([&]<int NX>(int64_t n0) {
+    tiles(0, a.n, [&]<int NX>(int64_t n0) {
       if constexpr (quant::is_k_format<F>()) {
         dot_row_k<F, NX>(w0 + m * row_bytes, x.data() + n0, blocks, out + n0 * a.m + m, a.m);
       } else {

@@ -241,6 +241,12 @@ TEST_P(QuantPrefillRows, EqualEachRowDecodedAlone) {
   }
 }
 
+TEST_P(QuantPrefillRows, EqualEachRowDecodedAloneOverBlocksOfX) {
+  // 135 rows of x: the row-group kernels' prefill meets them in blocks of 64 (two whole
+  // blocks, then one of seven ending in a tile of three).
+  expect_prefill_rows_equal_decode(GetParam(), 135);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryFormat, QuantPrefillRows, ::testing::ValuesIn(kFormats),
                          [](const auto& info) { return std::string(kit::dtype_traits(info.param).name); });
 
