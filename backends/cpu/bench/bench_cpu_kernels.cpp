@@ -165,11 +165,12 @@ BENCHMARK(BM_DecodeLayer)->Apply(decode_args);
 BENCHMARK(BM_DecodeHead)->Apply(decode_args);
 BENCHMARK(BM_DecodeCached)->Apply(decode_args)->Unit(benchmark::kMicrosecond);
 
-// Prefill: x [64, 2048] times w [2048, 2048]; reports FLOP/s. Args: dtype, threads.
+// Prefill: x [n, 2048] times w [2048, 2048]; reports FLOP/s. Args: dtype, threads, n (rows
+// of x: 64 stay in L2 as Q8_K, 512 as in pp512 do not).
 void BM_Prefill(benchmark::State& state) {
   const auto dtype = static_cast<tsr_dtype>(state.range(0));
   CpuDevice device(static_cast<int>(state.range(1)));
-  const int64_t n = 64, m = 2048, k = 2048;
+  const int64_t n = state.range(2), m = 2048, k = 2048;
   BenchTensor w = make_tensor(dtype, m, k, 1);
   BenchTensor x = make_tensor(TSR_DTYPE_F32, n, k, 2);
   BenchTensor out = make_tensor(TSR_DTYPE_F32, n, m, 3);
@@ -183,9 +184,11 @@ void BM_Prefill(benchmark::State& state) {
 void prefill_args(benchmark::internal::Benchmark* b) {
   for (int dtype : {TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_BF16, TSR_DTYPE_Q8_0, TSR_DTYPE_Q4_0, TSR_DTYPE_Q4_1,
                     TSR_DTYPE_Q4_K, TSR_DTYPE_Q5_K, TSR_DTYPE_Q6_K, TSR_DTYPE_IQ4_XS}) {
-    for (int threads : {1, 2}) b->Args({dtype, threads});
+    for (int threads : {1, 2}) {
+      for (int n : {64, 512}) b->Args({dtype, threads, n});
+    }
   }
-  b->ArgNames({"dtype", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+  b->ArgNames({"dtype", "threads", "n"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 BENCHMARK(BM_Prefill)->Apply(prefill_args);
 
