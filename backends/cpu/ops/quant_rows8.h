@@ -396,6 +396,9 @@ void dot(const Q6KRows8* g, const Q8KBlock* const* x, const int32_t* const* bias
           }
         }
         const Q6KRows8::Sixteen& words = s.part[half][sixteen];
+        // Unrolled, so that jj % kWords is known per copy: as a loop (GCC 12 does not unroll
+        // it), it was a test per word and kept part and sum16 on the stack.
+#pragma GCC unroll 4
         for (int jj = 0; jj < 4; ++jj) {
           const int j = 4 * sixteen + jj;
           const __m256i p = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words.words[jj][0]));
